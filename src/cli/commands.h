@@ -1,0 +1,24 @@
+// One function per subcommand: each adds itself to the app and returns the
+// action to run once parsing succeeded (the exit status).
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace tbd::cli {
+
+using Action = std::function<int()>;
+
+struct Command {
+  CLI::App* app;  // the subcommand, to see whether it was chosen
+  Action action;  // what it does; returns the exit status
+};
+
+Command add_list_command(CLI::App& app);
+Command add_env_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
+
+}  // namespace tbd::cli

@@ -1,0 +1,79 @@
+// `tbd list [WORKLOAD]`: the workloads, or one workload's settings.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "tbd/core/registry.h"
+#include "tbd/report/summary.h"
+
+namespace tbd::cli {
+namespace {
+
+nlohmann::json describe(const Workload& w) {
+  const auto& i = w.info();
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto& s : i.settings)
+    settings.push_back({{"key", s.key}, {"default", s.default_value}, {"description", s.description}});
+  return {{"name", i.name},
+          {"domain", i.domain},
+          {"model", i.model},
+          {"dataset", i.dataset},
+          {"sample_unit", i.sample_unit},
+          {"default_batch", i.default_batch},
+          {"parameters", w.full_scale_parameters(Settings(i.settings, {}, i.name))},
+          {"settings", settings}};
+}
+
+}  // namespace
+
+Command add_list_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("list", "List the workloads: domain, sample unit, default batch, "
+                                         "full-scale parameter count, model and dataset");
+  struct Args {
+    bool json = false;
+    std::string workload;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("workload", args->workload, "Show one workload with its --set settings");
+  cmd->add_flag("--json", args->json, "Print JSON instead of a table");
+  return {cmd, [args]() {
+    nlohmann::json all = nlohmann::json::array();
+    if (!args->workload.empty()) {
+      all.push_back(describe(*create_workload(args->workload)));
+    } else {
+      for (const auto& e : workload_registry()) all.push_back(describe(*e.create()));
+    }
+    if (args->json) {
+      std::cout << (args->workload.empty() ? all : all[0]).dump(2) << "\n";
+      return 0;
+    }
+    if (!args->workload.empty()) {
+      const auto& w = all[0];
+      std::cout << fmt::format("{} ({})\n  model       {}\n  dataset     {}\n  unit        {}\n"
+                               "  batch       {} (default)\n  parameters  {} (full scale)\n  settings (--set key=value):\n",
+                               w["name"].get<std::string>(), w["domain"].get<std::string>(),
+                               w["model"].get<std::string>(), w["dataset"].get<std::string>(),
+                               w["sample_unit"].get<std::string>(), w["default_batch"].get<long long>(),
+                               with_thousands(w["parameters"].get<long long>()));
+      for (const auto& s : w["settings"])
+        std::cout << fmt::format("    {:<14} default {:<8} {}\n", s["key"].get<std::string>(),
+                                 s["default"].get<std::string>(), s["description"].get<std::string>());
+      return 0;
+    }
+    std::cout << fmt::format("{:<12} {:<22} {:<10} {:>6} {:>13}  {}\n", "workload", "domain", "unit",
+                             "batch", "parameters", "model");
+    for (const auto& w : all)
+      std::cout << fmt::format("{:<12} {:<22} {:<10} {:>6} {:>13}  {}\n", w["name"].get<std::string>(),
+                               w["domain"].get<std::string>(), w["sample_unit"].get<std::string>(),
+                               w["default_batch"].get<long long>(),
+                               with_thousands(w["parameters"].get<long long>()),
+                               w["model"].get<std::string>());
+    std::cout << "\n`tbd list WORKLOAD` shows its dataset and --set settings.\n";
+    return 0;
+  }};
+}
+
+}  // namespace tbd::cli

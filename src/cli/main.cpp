@@ -1,0 +1,44 @@
+// tbd: training benchmarks for deep neural networks.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <vector>
+
+#include "cli/commands.h"
+#include "tbd/core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tbd — benchmarks and analysis of deep-neural-network training on LibTorch.\n"
+      "Run `tbd COMMAND --help` for the options of one command."};
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  tbd list                                   the workloads\n"
+      "  tbd run resnet50 --scale small --iters 10  a short benchmark on synthetic data\n"
+      "  tbd run resnet50 --data ~/imagenet/train   the same on an image folder\n"
+      "  tbd env                                    this machine and build\n"
+      "Exit status: 0 success, 1 the run failed, 2 bad usage.");
+  const std::vector<tbd::cli::Command> commands = {
+      tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.action();
+    return 2;
+  } catch (const tbd::UsageError& e) {
+    std::cerr << "tbd: error: " << e.what() << "\n";
+    return 2;
+  } catch (const tbd::Error& e) {
+    std::cerr << "tbd: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tbd: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

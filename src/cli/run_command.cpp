@@ -1,0 +1,107 @@
+// `tbd run WORKLOAD [options]`: one benchmark run, a human summary and
+// (optionally) the result JSON.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "tbd/core/error.h"
+#include "tbd/core/options.h"
+#include "tbd/core/settings.h"
+#include "tbd/measure/interrupt.h"
+#include "tbd/measure/probe.h"
+#include "tbd/measure/runner.h"
+#include "tbd/report/result_file.h"
+#include "tbd/report/summary.h"
+
+namespace tbd::cli {
+namespace {
+
+struct RunArgs {
+  RunOptions options;
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu";
+  std::vector<std::string> settings;
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ','))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+// Turns the strings CLI11 collected into validated options.
+RunOptions resolve(const RunArgs& args) {
+  RunOptions o = args.options;
+  o.precision = parse_precision(args.precision);
+  o.scale = parse_scale(args.scale);
+  if (args.warmup == "auto") {
+    o.warmup_auto = true;
+  } else {
+    try {
+      size_t used = 0;
+      o.warmup = std::stoi(args.warmup, &used);
+      if (used != args.warmup.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw UsageError("--warmup must be a count or 'auto', got '" + args.warmup + "'");
+    }
+  }
+  for (const auto& s : args.settings) {
+    auto [key, value] = parse_setting(s);
+    o.settings[key] = value;
+  }
+  validate(o);
+  if (!o.out.empty()) check_output_path(o.out);
+  return o;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Benchmark training of one workload");
+  auto a = std::make_shared<RunArgs>();
+  RunOptions& o = a->options;
+  cmd->add_option("workload", o.workload, "Workload name (see `tbd list`)")->required();
+  cmd->add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
+  cmd->add_option("--precision", a->precision, "fp32, bf16 (autocast) or fp16 (CUDA only)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
+  cmd->add_option("--scale", a->scale, "full (published model), small, or tiny (for tests)")
+      ->capture_default_str();
+  cmd->add_option("--set", a->settings, "Workload setting key=value (repeatable; see `tbd list W`)");
+  cmd->add_option("--data", o.data_path, "Read the real dataset format here instead of synthetic data");
+  cmd->add_option("--data-workers", o.data_workers, "Threads of the input pipeline")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Warm-up iterations, or 'auto' (until iteration times settle)")
+      ->capture_default_str();
+  cmd->add_option("--iters", o.iters, "Measured iterations per repetition (at least)")->capture_default_str();
+  cmd->add_option("--min-time", o.min_time, "Seconds per repetition (at least)")->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "Repetitions of the measured window")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
+  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs): time,data,cpu")
+      ->capture_default_str();
+  cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
+  cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
+  cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
+  cmd->footer(
+      "The measured window ends when both --iters and --min-time are reached.\n"
+      "Ctrl-C ends it early and still writes a result marked \"partial\".");
+
+  return {cmd, [a]() {
+            const RunOptions options = resolve(*a);
+            const auto probes = split_commas(a->probes);
+            for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
+            install_interrupt_handler();
+            const RunOutcome outcome = run_benchmark(options, probes);
+            if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
+            if (options.json) std::cout << outcome.result.dump(2) << "\n";
+            if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);
+            return 0;
+          }};
+}
+
+}  // namespace tbd::cli

@@ -1,0 +1,79 @@
+#include "tbd/core/options.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/error.h"
+
+namespace tbd {
+
+const char* to_string(Scale s) {
+  switch (s) {
+    case Scale::full: return "full";
+    case Scale::small: return "small";
+    case Scale::tiny: return "tiny";
+  }
+  return "?";
+}
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::bf16: return "bf16";
+    case Precision::fp16: return "fp16";
+  }
+  return "?";
+}
+
+Scale parse_scale(const std::string& text) {
+  if (text == "full") return Scale::full;
+  if (text == "small") return Scale::small;
+  if (text == "tiny") return Scale::tiny;
+  throw UsageError("--scale must be full, small or tiny, got '" + text + "'");
+}
+
+Precision parse_precision(const std::string& text) {
+  if (text == "fp32") return Precision::fp32;
+  if (text == "bf16") return Precision::bf16;
+  if (text == "fp16") return Precision::fp16;
+  throw UsageError("--precision must be fp32, bf16 or fp16, got '" + text + "'");
+}
+
+void validate(const RunOptions& o) {
+  if (o.batch_size < 0)
+    throw UsageError("--batch-size must be a positive integer (or omitted for the default), got " +
+                     std::to_string(o.batch_size));
+  if (o.threads < 0) throw UsageError("--threads must be positive, got " + std::to_string(o.threads));
+  if (o.data_workers < 1 || o.data_workers > 256)
+    throw UsageError("--data-workers must be in [1, 256], got " + std::to_string(o.data_workers));
+  if (o.warmup < 0) throw UsageError("--warmup must be a count >= 0 or 'auto', got " + std::to_string(o.warmup));
+  if (o.iters < 1) throw UsageError("--iters must be at least 1, got " + std::to_string(o.iters));
+  if (!(o.min_time >= 0) || o.min_time > 1e6)
+    throw UsageError("--min-time must be a number of seconds in [0, 1e6]");
+  if (o.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(o.repeat));
+  const bool cuda = o.device.rfind("cuda", 0) == 0;
+  if (o.device != "cpu" && !cuda)
+    throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
+  if (o.precision == Precision::fp16 && !cuda)
+    throw UsageError("--precision fp16 needs a CUDA device: CPU autocast has no float16 path; "
+                     "use --precision bf16 on the CPU");
+}
+
+nlohmann::json to_json(const RunOptions& o) {
+  nlohmann::json j;
+  j["device"] = o.device;
+  j["batch_size"] = o.batch_size;
+  j["precision"] = to_string(o.precision);
+  j["threads"] = o.threads;
+  j["scale"] = to_string(o.scale);
+  j["settings"] = o.settings;
+  j["data"] = o.data_path.empty() ? nlohmann::json("synthetic") : nlohmann::json(o.data_path);
+  j["data_workers"] = o.data_workers;
+  j["warmup"] = o.warmup_auto ? nlohmann::json("auto") : nlohmann::json(o.warmup);
+  j["iters"] = o.iters;
+  j["min_time_s"] = o.min_time;
+  j["repeat"] = o.repeat;
+  j["seed"] = o.seed;
+  return j;
+}
+
+}  // namespace tbd

@@ -1,0 +1,47 @@
+// Everything `tbd run` can be asked for, after parsing and validation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tbd {
+
+enum class Scale { full, small, tiny };
+enum class Precision { fp32, bf16, fp16 };
+
+const char* to_string(Scale s);
+const char* to_string(Precision p);
+Scale parse_scale(const std::string& text);          // throws UsageError
+Precision parse_precision(const std::string& text);  // throws UsageError
+
+struct RunOptions {
+  std::string workload;
+  std::string device = "cpu";  // cpu | cuda | cuda:N
+  int64_t batch_size = 0;      // 0: the workload's default
+  Precision precision = Precision::fp32;
+  int threads = 0;  // intra-op threads; 0: LibTorch's default
+  Scale scale = Scale::full;
+  std::map<std::string, std::string> settings;  // --set key=value, validated by the workload
+  std::string data_path;                        // empty: synthetic data
+  int data_workers = 2;                         // threads of the prefetching pipeline
+  int warmup = 5;                               // warm-up iterations ...
+  bool warmup_auto = false;                     // ... or until iteration times settle
+  int iters = 20;                               // measured iterations per repetition (at least)
+  double min_time = 0;                          // seconds per repetition (at least)
+  int repeat = 1;                               // repetitions of the measured window
+  uint64_t seed = 42;
+  std::string out;  // result JSON file; empty: none
+  bool json = false;
+  bool quiet = false;
+};
+
+// Range checks shared by every entry point (CLI, benchmarks, tests).
+// Throws UsageError naming the option and the accepted values.
+void validate(const RunOptions& options);
+
+nlohmann::json to_json(const RunOptions& options);
+
+}  // namespace tbd

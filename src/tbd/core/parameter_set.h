@@ -1,0 +1,27 @@
+// The tensors a training run keeps between iterations.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+namespace tbd {
+
+struct ParameterSet {
+  std::vector<torch::Tensor> weights;          // every parameter, trainable or frozen
+  std::vector<torch::Tensor> buffers;          // e.g. batch-norm running statistics
+  std::vector<torch::Tensor> optimizer_state;  // momentum, Adam moments, ...
+
+  int64_t parameter_count() const;            // Σ numel(weights)
+  int64_t trainable_parameter_count() const;  // Σ numel(weights requiring grad)
+
+  // Adds a module's parameters and buffers, and (optionally) an optimizer's state.
+  void add(const torch::nn::Module& module);
+  void add(const torch::optim::Optimizer& optimizer);
+};
+
+int64_t count_parameters(const torch::nn::Module& module);
+
+}  // namespace tbd

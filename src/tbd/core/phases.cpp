@@ -1,0 +1,87 @@
+#include "tbd/core/phases.h"
+
+#include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
+#include <torch/optim/optimizer.h>
+
+namespace tbd {
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+namespace {
+const char* range_name(Phase p) {
+  switch (p) {
+    case Phase::forward: return "tbd::forward";
+    case Phase::backward: return "tbd::backward";
+    case Phase::optimizer: return "tbd::optimizer";
+  }
+  return "tbd::?";
+}
+}  // namespace
+
+PhaseScope::PhaseScope(Phases& owner, Phase phase) : owner_(&owner), phase_(phase) {
+  owner_->begin(phase_);
+  range_ = std::make_unique<at::RecordFunction>(at::RecordScope::USER_SCOPE);
+  if (range_->isActive()) range_->before(range_name(phase_));
+  if (phase_ == Phase::forward && owner_->autocast()) {
+    const auto type = owner_->device_.type();
+    at::autocast::set_autocast_enabled(type, true);
+    at::autocast::set_autocast_dtype(type, owner_->autocast_dtype_);
+    at::autocast::increment_nesting();
+    autocast_ = true;
+  }
+}
+
+PhaseScope::PhaseScope(PhaseScope&& other) noexcept
+    : owner_(other.owner_), phase_(other.phase_), range_(std::move(other.range_)),
+      autocast_(other.autocast_) {
+  other.owner_ = nullptr;
+}
+
+PhaseScope::~PhaseScope() { end(); }
+
+void PhaseScope::end() {
+  if (!owner_) return;
+  if (autocast_) {
+    const auto type = owner_->device_.type();
+    // Cast weights are cached per autocast region; drop them as PyTorch does
+    // when the outermost region exits, so nothing carries into the next step.
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_autocast_enabled(type, false);
+  }
+  range_.reset();  // ends the RecordFunction range
+  owner_->end(phase_);
+  owner_ = nullptr;
+}
+
+Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
+               std::vector<PhaseListener*> listeners)
+    : device_(device), autocast_dtype_(autocast_dtype), listeners_(std::move(listeners)) {}
+
+void Phases::begin(Phase p) {
+  for (auto* l : listeners_) l->on_phase_begin(p);
+}
+
+void Phases::end(Phase p) {
+  for (auto* l : listeners_) l->on_phase_end(p);
+}
+
+void Phases::backward(const at::Tensor& loss) {
+  auto scope = backward_scope();
+  loss.backward();
+}
+
+void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {
+  auto scope = optimizer_scope();
+  optimizer.step();
+  optimizer.zero_grad(true);
+}
+
+}  // namespace tbd

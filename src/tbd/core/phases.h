@@ -1,0 +1,79 @@
+// How a training step says where it is. Each phase opens a user-scope
+// RecordFunction range (tbd::forward, tbd::backward, tbd::optimizer) so traces
+// show it, and notifies the listeners (probes) so they can attribute work.
+// Forward also enables autocast when the run asks for bf16/fp16.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+namespace at {
+struct RecordFunction;
+class Tensor;
+}  // namespace at
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace tbd {
+
+enum class Phase { forward, backward, optimizer };
+const char* to_string(Phase p);
+
+class PhaseListener {
+ public:
+  virtual ~PhaseListener() = default;
+  virtual void on_phase_begin(Phase) {}
+  virtual void on_phase_end(Phase) {}
+};
+
+class Phases;
+
+// RAII range of one phase; ends when it goes out of scope (or at end()).
+class PhaseScope {
+ public:
+  PhaseScope(Phases& owner, Phase phase);
+  PhaseScope(PhaseScope&& other) noexcept;
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+  PhaseScope& operator=(PhaseScope&&) = delete;
+  ~PhaseScope();
+  void end();
+
+ private:
+  Phases* owner_;
+  Phase phase_;
+  std::unique_ptr<at::RecordFunction> range_;
+  bool autocast_ = false;
+};
+
+class Phases {
+ public:
+  // autocast_dtype: Float for fp32 (no autocast), BFloat16 or Half otherwise.
+  Phases(c10::Device device, c10::ScalarType autocast_dtype,
+         std::vector<PhaseListener*> listeners = {});
+
+  PhaseScope forward() { return PhaseScope(*this, Phase::forward); }
+  PhaseScope backward_scope() { return PhaseScope(*this, Phase::backward); }
+  PhaseScope optimizer_scope() { return PhaseScope(*this, Phase::optimizer); }
+
+  void backward(const at::Tensor& loss);                  // loss.backward() in its range
+  void optimizer_step(torch::optim::Optimizer& optimizer);  // step + zero_grad in its range
+
+  c10::Device device() const { return device_; }
+  bool autocast() const { return autocast_dtype_ != c10::ScalarType::Float; }
+
+ private:
+  friend class PhaseScope;
+  void begin(Phase p);
+  void end(Phase p);
+
+  c10::Device device_;
+  c10::ScalarType autocast_dtype_;
+  std::vector<PhaseListener*> listeners_;
+};
+
+}  // namespace tbd

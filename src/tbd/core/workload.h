@@ -1,0 +1,55 @@
+// The Workload interface: a workload owns its model, optimizer and data; it
+// never times itself (the runner owns the clock, probes own the analysis).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include "tbd/core/options.h"
+#include "tbd/core/parameter_set.h"
+#include "tbd/core/phases.h"
+#include "tbd/core/settings.h"
+
+namespace tbd {
+
+struct WorkloadInfo {  // shown by `tbd list`, stored in every result
+  std::string name;         // "resnet50"
+  std::string domain;       // "image classification"
+  std::string model;        // "ResNet-50 v1.5 (He et al. 2016)"
+  std::string dataset;      // "ImageNet-1k (synthetic, or an image folder)"
+  std::string sample_unit;  // "images", "tokens", ...
+  int64_t default_batch = 1;
+  std::vector<SettingSpec> settings;  // what `--set` accepts
+};
+
+struct Batch {  // tensors already on the device
+  std::vector<torch::Tensor> inputs, targets;
+  int64_t samples = 0;  // in the workload's sample_unit
+};
+
+struct StepOutput {
+  torch::Tensor loss;  // the (main) training loss of this iteration, a scalar
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual const WorkloadInfo& info() const = 0;
+  // Builds model, optimizer and data pipeline. options.batch_size is resolved
+  // (never 0) and settings are validated against info().settings.
+  virtual void setup(const RunOptions& options, const Settings& settings, torch::Device device) = 0;
+  virtual Batch next_batch() = 0;                       // from the data pipeline
+  virtual StepOutput step(const Batch& batch, Phases& phases) = 0;  // one training iteration
+  virtual ParameterSet state() const = 0;               // weights, buffers, optimizer state
+  // Parameters of the published (full-scale) model under these settings, for
+  // `tbd list`; builds the model on the CPU without data or optimizer.
+  virtual int64_t full_scale_parameters(const Settings& settings) const = 0;
+  // Resolved configuration worth recording (input size, classes, ...).
+  virtual nlohmann::json configuration() const { return nlohmann::json::object(); }
+};
+
+}  // namespace tbd

@@ -1,0 +1,38 @@
+// Batches of augmented images from an ImageFolder, made by the prefetching
+// pipeline: batch b holds stream positions b·B … b·B+B−1 of an epoch shuffle,
+// each decoded and augmented with a seed derived from its position.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <torch/types.h>
+
+#include "tbd/data/epoch_shuffle.h"
+#include "tbd/data/image_folder.h"
+#include "tbd/data/prefetcher.h"
+
+namespace tbd {
+
+struct ImageBatch {
+  torch::Tensor images;  // [B, 3, size, size] float, normalised, on the CPU
+  torch::Tensor labels;  // [B] int64
+};
+
+class ImageFolderBatches {
+ public:
+  ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size,
+                     uint64_t seed, int workers);
+  ImageBatch next() { return prefetcher_.next(); }  // throws Error naming a bad file
+
+ private:
+  ImageBatch make(int64_t batch_index);
+  std::shared_ptr<const ImageFolder> folder_;
+  int64_t batch_size_;
+  int image_size_;
+  uint64_t seed_;
+  EpochShuffle order_;
+  Prefetcher<ImageBatch> prefetcher_;  // last: its threads use the members above
+};
+
+}  // namespace tbd

@@ -1,0 +1,242 @@
+#include "tbd/measure/runner.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <deque>
+#include <memory>
+#include <new>
+
+#include "tbd/core/error.h"
+#include "tbd/core/registry.h"
+#include "tbd/core/rng.h"
+#include "tbd/measure/device.h"
+#include "tbd/measure/environment.h"
+#include "tbd/measure/interrupt.h"
+#include "tbd/measure/probe.h"
+#include "tbd/measure/statistics.h"
+
+namespace tbd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Progress on a terminal only; piped output stays clean.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void show(const char* what, int64_t done, int64_t total) {
+    if (!enabled_) return;
+    if (total > 0)
+      std::fprintf(stderr, "\r  %s %lld/%lld   ", what, static_cast<long long>(done),
+                   static_cast<long long>(total));
+    else
+      std::fprintf(stderr, "\r  %s %lld   ", what, static_cast<long long>(done));
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (enabled_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+
+ private:
+  bool enabled_;
+};
+
+c10::ScalarType autocast_type(Precision p) {
+  switch (p) {
+    case Precision::bf16: return c10::ScalarType::BFloat16;
+    case Precision::fp16: return c10::ScalarType::Half;
+    case Precision::fp32: break;
+  }
+  return c10::ScalarType::Float;
+}
+
+// Everything one run needs, wired together.
+struct Session {
+  RunOptions options;
+  c10::Device device{c10::kCPU};
+  std::unique_ptr<Workload> workload;
+  Settings settings;
+  std::vector<std::unique_ptr<Probe>> probes;
+  std::unique_ptr<Phases> phases;
+  std::deque<double> recent;  // for auto warm-up
+  double first_loss = NAN, last_loss = NAN;
+};
+
+IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool measured) {
+  for (auto& p : s.probes) p->on_iteration_begin(measured);
+  IterationRecord r;
+  r.repetition = repetition;
+  r.index = index;
+  r.measured = measured;
+  const auto t0 = Clock::now();
+  Batch batch = s.workload->next_batch();
+  r.data_wait_s = seconds_since(t0);
+  StepOutput out = s.workload->step(batch, *s.phases);
+  r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
+  synchronize(s.device);
+  r.seconds = seconds_since(t0);
+  r.samples = batch.samples;
+  if (!std::isfinite(r.loss))
+    throw Error("the training loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
+                " in " + (measured ? "measured" : "warm-up") + " iteration " +
+                std::to_string(index + 1) + ": the model diverged; lower the learning rate with "
+                "--set lr=..., or try --precision fp32");
+  for (auto& p : s.probes) p->on_iteration_end(r);
+  return r;
+}
+
+bool settled(const std::deque<double>& recent) {
+  constexpr size_t kWindow = 5;
+  if (recent.size() < kWindow) return false;
+  std::vector<double> last(recent.end() - kWindow, recent.end());
+  const double m = mean_of(last);
+  return m > 0 && stddev_of(last) / m < 0.05;
+}
+
+[[noreturn]] void rethrow_as_run_error(const RunOptions& o) {
+  try {
+    throw;
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::OutOfMemoryError& e) {
+    throw Error("out of memory on " + o.device + " at batch size " + std::to_string(o.batch_size) +
+                ": use a smaller --batch-size (or --scale small)");
+  } catch (const std::bad_alloc&) {
+    throw Error("out of host memory at batch size " + std::to_string(o.batch_size) +
+                ": use a smaller --batch-size (or --scale small)");
+  } catch (const c10::Error& e) {
+    throw Error(std::string("LibTorch error: ") + e.what_without_backtrace());
+  }
+}
+
+}  // namespace
+
+RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list) {
+  validate(requested);
+  Session s;
+  s.options = requested;
+  s.workload = create_workload(requested.workload);
+  const WorkloadInfo& info = s.workload->info();
+  s.settings = Settings(info.settings, requested.settings, info.name);
+  s.device = resolve_device(requested.device);
+  if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
+  if (s.options.threads > 0) at::set_num_threads(s.options.threads);
+  s.options.threads = at::get_num_threads();
+
+  s.probes.push_back(make_probe("time"));
+  for (const auto& name : probe_list)
+    if (name != "time") s.probes.push_back(make_probe(name));
+  std::vector<PhaseListener*> listeners;
+  for (auto& p : s.probes) listeners.push_back(p.get());
+  s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision), listeners);
+
+  nlohmann::json result;
+  result["schema"] = "tbd.result/1";
+  result["created_utc"] = utc_now();
+  result["environment"] = capture_environment();
+
+  RunContext ctx{s.options, info, *s.workload, s.device};
+  Progress progress(!s.options.quiet);
+  bool partial = false;
+  int64_t warmup_done = 0;
+  std::string warmup_end = "count";
+  const auto warmup_t0 = Clock::now();
+  double warmup_s = 0;
+  try {
+    seed_everything(s.options.seed);
+    s.workload->setup(s.options, s.settings, s.device);
+    for (auto& p : s.probes) p->on_run_start(ctx);
+
+    const int64_t warmup_cap = s.options.warmup_auto ? 50 : s.options.warmup;
+    while (warmup_done < warmup_cap) {
+      if (interrupt_requested()) {
+        partial = true;
+        break;
+      }
+      progress.show("warm-up", warmup_done + 1, s.options.warmup_auto ? 0 : warmup_cap);
+      const auto r = run_iteration(s, -1, warmup_done, false);
+      ++warmup_done;
+      s.recent.push_back(r.seconds);
+      if (s.options.warmup_auto && settled(s.recent)) {
+        warmup_end = "settled";
+        break;
+      }
+    }
+    if (s.options.warmup_auto && warmup_end != "settled") warmup_end = partial ? "interrupted" : "cap";
+    warmup_s = seconds_since(warmup_t0);
+
+    for (int rep = 0; rep < s.options.repeat && !partial; ++rep) {
+      for (auto& p : s.probes) p->on_window_begin(rep);
+      const auto window_t0 = Clock::now();
+      for (int64_t i = 0;; ++i) {
+        if (i >= s.options.iters && seconds_since(window_t0) >= s.options.min_time) break;
+        if (interrupt_requested()) {
+          partial = true;
+          break;
+        }
+        progress.show(s.options.repeat > 1 ? "measuring (repetition)" : "measuring", i + 1,
+                      s.options.min_time > 0 ? 0 : s.options.iters);
+        const auto r = run_iteration(s, rep, i, true);
+        if (std::isnan(s.first_loss)) s.first_loss = r.loss;
+        s.last_loss = r.loss;
+      }
+      for (auto& p : s.probes) p->on_window_end(rep);
+    }
+    for (auto& p : s.probes) p->on_run_end(ctx);
+  } catch (...) {
+    progress.clear();
+    rethrow_as_run_error(s.options);
+  }
+  progress.clear();
+
+  const ParameterSet state = s.workload->state();
+  result["workload"] = {{"name", info.name},
+                        {"domain", info.domain},
+                        {"model", info.model},
+                        {"dataset", info.dataset},
+                        {"sample_unit", info.sample_unit},
+                        {"default_batch", info.default_batch},
+                        {"options", to_json(s.options)},
+                        {"settings", s.settings.values()},
+                        {"configuration", s.workload->configuration()}};
+  result["partial"] = partial;
+  result["warmup"] = {{"iterations", warmup_done},
+                      {"mode", s.options.warmup_auto ? "auto" : "fixed"},
+                      {"ended_by", warmup_end},
+                      {"seconds", warmup_s}};
+  result["model"] = {{"parameters", state.parameter_count()},
+                     {"trainable_parameters", state.trainable_parameter_count()}};
+  result["loss"] = {{"first_measured", std::isnan(s.first_loss) ? nlohmann::json(nullptr) : nlohmann::json(s.first_loss)},
+                    {"last_measured", std::isnan(s.last_loss) ? nlohmann::json(nullptr) : nlohmann::json(s.last_loss)}};
+  result["probes"] = nlohmann::json::array();
+  RunOutcome outcome;
+  for (auto& p : s.probes) {
+    result["probes"].push_back(p->name());
+    p->contribute(result);
+    for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
+  }
+  outcome.result = std::move(result);
+  outcome.partial = partial;
+  return outcome;
+}
+
+}  // namespace tbd

@@ -1,0 +1,25 @@
+// The runner owns the clock: warm-up, measured windows, repetitions, device
+// synchronisation at every iteration boundary, and the result document.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/options.h"
+
+namespace tbd {
+
+struct RunOutcome {
+  nlohmann::json result;  // the tbd.result/1 document
+  bool partial = false;   // interrupted before the measured window completed
+  std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
+};
+
+// Runs one benchmark. `probes` names the probes beyond `time` (which always
+// runs). Throws UsageError for bad options, Error when the run fails.
+RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes);
+
+}  // namespace tbd

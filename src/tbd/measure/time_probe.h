@@ -1,0 +1,25 @@
+// time: iteration-time statistics and throughput (docs/metrics.md#time).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tbd/measure/probe.h"
+
+namespace tbd {
+
+class TimeProbe : public Probe {
+ public:
+  std::string name() const override { return "time"; }
+  void on_run_start(const RunContext& ctx) override;
+  void on_iteration_end(const IterationRecord& r) override;
+  void contribute(nlohmann::json& result) const override;
+  std::vector<std::pair<std::string, std::string>> summary_lines() const override;
+
+ private:
+  std::string unit_;
+  std::vector<double> seconds_, samples_;
+  std::vector<int> repetition_;
+};
+
+}  // namespace tbd

@@ -1,0 +1,56 @@
+// ResNet as torchvision builds it (v1.5: the stride sits in the 3×3 conv of a
+// bottleneck). Depths 18/34 use basic blocks, 50/101/152 bottlenecks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+namespace tbd::nn {
+
+struct ResNetConfig {
+  int depth = 50;                  // 18, 34, 50, 101, 152
+  int64_t classes = 1000;
+  int64_t width = 64;              // channels of the stem; stages use 1×, 2×, 4×, 8×
+  std::array<int, 4> blocks{};     // zeros: the published counts for `depth`
+};
+
+// Published block counts per stage; throws std::invalid_argument for other depths.
+std::array<int, 4> resnet_blocks(int depth);
+bool resnet_uses_bottleneck(int depth);
+
+class ResidualBlockImpl : public torch::nn::Module {
+ public:
+  ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck);
+  torch::Tensor forward(const torch::Tensor& x);
+  static constexpr int64_t kBottleneckExpansion = 4;
+
+ private:
+  bool bottleneck_;
+  torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr}, conv3_{nullptr};
+  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr}, bn3_{nullptr};
+  torch::nn::Sequential downsample_{nullptr};
+};
+TORCH_MODULE(ResidualBlock);
+
+class ResNetImpl : public torch::nn::Module {
+ public:
+  explicit ResNetImpl(const ResNetConfig& config);
+  torch::Tensor forward(const torch::Tensor& images);  // logits [N, classes]
+
+ private:
+  torch::nn::Conv2d stem_conv_{nullptr};
+  torch::nn::BatchNorm2d stem_bn_{nullptr};
+  std::array<torch::nn::ModuleList, 4> stages_;
+  torch::nn::Linear fc_{nullptr};
+};
+TORCH_MODULE(ResNet);
+
+}  // namespace tbd::nn

@@ -1,0 +1,3 @@
+// Precompiled header: the LibTorch umbrella, parsed once for every target.
+#pragma once
+#include <torch/torch.h>

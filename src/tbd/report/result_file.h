@@ -1,0 +1,20 @@
+// Result files are written atomically: a temporary file in the same folder,
+// flushed to disk, then renamed over the target. A reader never sees half a file.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tbd {
+
+// Checked before a run starts, so a long run is not wasted on a bad --out:
+// the folder must exist and be writable, and the path must not be a folder.
+// Throws UsageError.
+void check_output_path(const std::string& path);
+
+// Throws Error when the file cannot be written; the target is then untouched.
+void write_file_atomically(const std::string& path, const std::string& content);
+void write_json_atomically(const std::string& path, const nlohmann::json& document);
+
+}  // namespace tbd

@@ -1,0 +1,42 @@
+#include "tbd/report/summary.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace tbd {
+
+std::string with_thousands(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+void print_summary(std::ostream& out, const nlohmann::json& r,
+                   const std::vector<std::pair<std::string, std::string>>& probe_lines) {
+  const auto& w = r.at("workload");
+  const auto& o = w.at("options");
+  out << fmt::format("{} — {}\n", w.at("name").get<std::string>(), w.at("model").get<std::string>());
+  out << fmt::format("  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config",
+                     o.at("scale").get<std::string>(), o.at("batch_size").get<long long>(),
+                     w.at("sample_unit").get<std::string>(), o.at("precision").get<std::string>(),
+                     o.at("device").get<std::string>(), o.at("threads").get<int>(),
+                     o.at("threads").get<int>() == 1 ? "" : "s",
+                     o.at("data").get<std::string>());
+  out << fmt::format("  {:<12}{} ({} trainable)\n", "parameters",
+                     with_thousands(r.at("model").at("parameters").get<long long>()),
+                     with_thousands(r.at("model").at("trainable_parameters").get<long long>()));
+  out << fmt::format("  {:<12}{} iteration{} ({})\n", "warm-up",
+                     r.at("warmup").at("iterations").get<long long>(),
+                     r.at("warmup").at("iterations").get<long long>() == 1 ? "" : "s",
+                     r.at("warmup").at("ended_by").get<std::string>());
+  for (const auto& [label, text] : probe_lines) out << fmt::format("  {:<12}{}\n", label, text);
+  if (r.value("partial", false))
+    out << "  PARTIAL: interrupted before the measured window completed\n";
+}
+
+}  // namespace tbd

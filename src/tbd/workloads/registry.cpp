@@ -1,0 +1,14 @@
+// The table of contents of tbd's workloads, in the order `tbd list` shows.
+#include "tbd/core/registry.h"
+#include "tbd/workloads/workloads.h"
+
+namespace tbd {
+
+const std::vector<RegistryEntry>& workload_registry() {
+  static const std::vector<RegistryEntry> entries = {
+      {"resnet50", make_resnet50},
+  };
+  return entries;
+}
+
+}  // namespace tbd

@@ -1,0 +1,145 @@
+// resnet50: ImageNet classification with ResNet-50 v1.5 (or another depth of
+// the family), cross-entropy, SGD with momentum and weight decay.
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+
+#include <optional>
+
+#include "tbd/core/error.h"
+#include "tbd/core/rng.h"
+#include "tbd/data/batch_pool.h"
+#include "tbd/data/image_folder_batches.h"
+#include "tbd/nn/resnet.h"
+#include "tbd/workloads/workloads.h"
+
+namespace tbd {
+namespace {
+
+struct ScaleShape {
+  int64_t width;
+  std::array<int, 4> blocks;  // zeros: published counts
+  int64_t classes;
+  int image_size;
+};
+
+ScaleShape shape_for(Scale scale) {
+  switch (scale) {
+    case Scale::full: return {64, {}, 1000, 224};
+    case Scale::small: return {64, {}, 1000, 112};  // the published network, a quarter of the pixels
+    case Scale::tiny: return {8, {1, 1, 1, 1}, 10, 32};
+  }
+  return {64, {}, 1000, 224};
+}
+
+class ResNet50 final : public Workload {
+ public:
+  const WorkloadInfo& info() const override {
+    static const WorkloadInfo info{
+        "resnet50",
+        "image classification",
+        "ResNet-50 v1.5 (He et al. 2016; stride in the 3x3 conv), SGD momentum",
+        "ImageNet-1k: synthetic, or an image folder (--data DIR/<class>/*.jpg)",
+        "images",
+        32,
+        {choice_setting("depth", "50", {"18", "34", "50", "101", "152"}, "ResNet depth"),
+         real_setting("lr", 0.1, 0.0, 1e3, "learning rate at batch 256, scaled linearly with the batch size"),
+         real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
+         real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")}};
+    return info;
+  }
+
+  int64_t full_scale_parameters(const Settings& settings) const override {
+    nn::ResNetConfig config;
+    config.depth = static_cast<int>(settings.integer("depth"));
+    return count_parameters(*nn::ResNet(config));
+  }
+
+  void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
+    device_ = device;
+    const ScaleShape shape = shape_for(options.scale);
+    image_size_ = shape.image_size;
+    nn::ResNetConfig config;
+    config.depth = static_cast<int>(settings.integer("depth"));
+    config.width = shape.width;
+    config.blocks = shape.blocks;
+    config.classes = shape.classes;
+    if (!options.data_path.empty()) {
+      auto folder = std::make_shared<const ImageFolder>(options.data_path);
+      config.classes = folder->classes();
+      real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers);
+    } else {
+      synthetic_ = make_synthetic(options.batch_size, config.classes, options.seed);
+    }
+    classes_ = config.classes;
+    model_ = nn::ResNet(config);
+    model_->to(device);
+    model_->train();
+    lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 256.0;
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        model_->parameters(), torch::optim::SGDOptions(lr_)
+                                  .momentum(settings.real("momentum"))
+                                  .weight_decay(settings.real("weight_decay")));
+  }
+
+  Batch next_batch() override {
+    if (!real_data_) return synthetic_.next();
+    ImageBatch b = real_data_->next();
+    Batch batch;
+    batch.inputs = {to_device(b.images, device_)};
+    batch.targets = {to_device(b.labels, device_)};
+    batch.samples = b.images.size(0);
+    return batch;
+  }
+
+  StepOutput step(const Batch& batch, Phases& phases) override {
+    auto forward = phases.forward();
+    auto logits = model_->forward(batch.inputs[0]);
+    auto loss = torch::nn::functional::cross_entropy(logits, batch.targets[0]);
+    forward.end();
+    phases.backward(loss);
+    phases.optimizer_step(*optimizer_);
+    return {loss.detach()};
+  }
+
+  ParameterSet state() const override {
+    ParameterSet s;
+    s.add(*model_);
+    if (optimizer_) s.add(*optimizer_);
+    return s;
+  }
+
+  nlohmann::json configuration() const override {
+    return {{"image_size", image_size_}, {"classes", classes_}, {"effective_lr", lr_}};
+  }
+
+ private:
+  BatchPool make_synthetic(int64_t batch_size, int64_t classes, uint64_t seed) const {
+    // Normalised pixels are roughly standard normal; labels uniform over classes.
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xda7a));
+    std::vector<Batch> pool;
+    for (int i = 0; i < 4; ++i) {
+      Batch b;
+      b.inputs = {torch::randn({batch_size, 3, image_size_, image_size_}, gen).to(device_)};
+      b.targets = {torch::randint(classes, {batch_size}, gen, torch::kInt64).to(device_)};
+      b.samples = batch_size;
+      pool.push_back(std::move(b));
+    }
+    return BatchPool(std::move(pool));
+  }
+
+  torch::Device device_{torch::kCPU};
+  int image_size_ = 224;
+  int64_t classes_ = 1000;
+  double lr_ = 0;
+  nn::ResNet model_{nullptr};
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::optional<ImageFolderBatches> real_data_;
+  BatchPool synthetic_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_resnet50() { return std::make_unique<ResNet50>(); }
+
+}  // namespace tbd

@@ -1,0 +1,12 @@
+// Factories of every workload; the registry (registry.cpp) lists them.
+#pragma once
+
+#include <memory>
+
+#include "tbd/core/workload.h"
+
+namespace tbd {
+
+std::unique_ptr<Workload> make_resnet50();
+
+}  // namespace tbd
