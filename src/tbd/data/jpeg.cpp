@@ -27,7 +27,7 @@ RgbImage decode_jpeg(const std::vector<uint8_t>& bytes, const std::string& sourc
                 "or convert it (e.g. `convert in.png out.jpg`)");
   if (tjDecompressHeader3(h.get(), bytes.data(), static_cast<unsigned long>(bytes.size()), &width,
                           &height, &subsamp, &colorspace) != 0)
-    throw Error(source + ": corrupt JPEG header (" + tjGetErrorStr2(h.get()) +
+    throw Error(source + ": corrupt or truncated JPEG header (" + tjGetErrorStr2(h.get()) +
                 "); re-encode or remove the file");
   if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > (1LL << 28))
     throw Error(source + ": implausible JPEG size " + std::to_string(width) + "x" +

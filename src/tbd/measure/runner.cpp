@@ -124,7 +124,12 @@ bool settled(const std::deque<double>& recent) {
     throw Error("out of host memory at batch size " + std::to_string(o.batch_size) +
                 ": use a smaller --batch-size (or --scale small)");
   } catch (const c10::Error& e) {
-    throw Error(std::string("LibTorch error: ") + e.what_without_backtrace());
+    const std::string what = e.what_without_backtrace();
+    // The CPU allocator reports exhaustion as a plain enforce failure.
+    if (what.find("can't allocate memory") != std::string::npos)
+      throw Error("out of host memory at batch size " + std::to_string(o.batch_size) +
+                  ": use a smaller --batch-size (or --scale small) (" + what + ")");
+    throw Error("LibTorch error: " + what);
   }
 }
 

@@ -43,7 +43,7 @@ class ResNet50 final : public Workload {
         "images",
         32,
         {choice_setting("depth", "50", {"18", "34", "50", "101", "152"}, "ResNet depth"),
-         real_setting("lr", 0.1, 0.0, 1e3, "learning rate at batch 256, scaled linearly with the batch size"),
+         real_setting("lr", 0.1, 0.0, 1e12, "learning rate at batch 256, scaled linearly with the batch size"),
          real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
          real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")}};
     return info;

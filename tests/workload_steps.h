@@ -1,0 +1,43 @@
+// Drives a workload directly (no runner): set up at a scale, take steps.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tbd/core/registry.h"
+#include "tbd/core/rng.h"
+
+namespace tbd::testing {
+
+struct WorkloadUnderTest {
+  std::unique_ptr<Workload> workload;
+  Phases phases{c10::Device(c10::kCPU), c10::ScalarType::Float};
+
+  explicit WorkloadUnderTest(const std::string& name, Scale scale = Scale::tiny,
+                             std::map<std::string, std::string> settings = {}, int64_t batch = 0,
+                             c10::ScalarType autocast = c10::ScalarType::Float, std::string data = "")
+      : workload(create_workload(name)), phases(c10::Device(c10::kCPU), autocast) {
+    RunOptions o;
+    o.workload = name;
+    o.scale = scale;
+    o.batch_size = batch > 0 ? batch : workload->info().default_batch;
+    o.settings = settings;
+    o.data_path = std::move(data);
+    o.data_workers = 1;
+    seed_everything(o.seed);
+    workload->setup(o, Settings(workload->info().settings, settings, name), c10::Device(c10::kCPU));
+  }
+
+  double step(const Batch& b) { return workload->step(b, phases).loss.item<double>(); }
+
+  // Losses of `steps` iterations on one fixed batch.
+  std::vector<double> train_on_one_batch(int steps) {
+    const Batch b = workload->next_batch();
+    std::vector<double> losses;
+    for (int i = 0; i < steps; ++i) losses.push_back(step(b));
+    return losses;
+  }
+};
+
+}  // namespace tbd::testing
