@@ -21,6 +21,18 @@ int main(int argc, char** argv) {
       "Exit status: 0 success, 1 the run failed, 2 bad usage.");
   const std::vector<tbd::cli::Command> commands = {
       tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app)};
+  const auto is_command = [&](const std::string& word) {
+    for (const auto& c : commands)
+      if (c.app->get_name() == word) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    std::string known;
+    for (const auto& c : commands) known += (known.empty() ? "" : ", ") + c.app->get_name();
+    std::cerr << "tbd: error: unknown command '" << argv[1] << "'; commands: " << known
+              << " (see tbd --help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,6 +23,7 @@ struct RunArgs {
   RunOptions options;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu";
   std::vector<std::string> settings;
+  bool batch_size_given = false;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -37,6 +38,9 @@ std::vector<std::string> split_commas(const std::string& text) {
 // Turns the strings CLI11 collected into validated options.
 RunOptions resolve(const RunArgs& args) {
   RunOptions o = args.options;
+  // 0 means "the workload's default" inside; typed by a user it is a mistake.
+  if (args.batch_size_given && o.batch_size < 1)
+    throw UsageError("--batch-size must be at least 1, got " + std::to_string(o.batch_size));
   o.precision = parse_precision(args.precision);
   o.scale = parse_scale(args.scale);
   if (args.warmup == "auto") {
@@ -67,7 +71,7 @@ Command add_run_command(CLI::App& app) {
   RunOptions& o = a->options;
   cmd->add_option("workload", o.workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
+  auto* batch = cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
   cmd->add_option("--precision", a->precision, "fp32, bf16 (autocast) or fp16 (CUDA only)")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
@@ -91,7 +95,8 @@ Command add_run_command(CLI::App& app) {
       "The measured window ends when both --iters and --min-time are reached.\n"
       "Ctrl-C ends it early and still writes a result marked \"partial\".");
 
-  return {cmd, [a]() {
+  return {cmd, [a, batch]() {
+            a->batch_size_given = batch->count() > 0;
             const RunOptions options = resolve(*a);
             const auto probes = split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run

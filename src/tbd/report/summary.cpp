@@ -27,6 +27,12 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
                      o.at("device").get<std::string>(), o.at("threads").get<int>(),
                      o.at("threads").get<int>() == 1 ? "" : "s",
                      o.at("data").get<std::string>());
+  if (!o.at("settings").empty()) {
+    std::string given;
+    for (const auto& [key, value] : o.at("settings").items())
+      given += (given.empty() ? "" : ", ") + key + "=" + value.get<std::string>();
+    out << fmt::format("  {:<12}{}\n", "settings", given);
+  }
   out << fmt::format("  {:<12}{} ({} trainable)\n", "parameters",
                      with_thousands(r.at("model").at("parameters").get<long long>()),
                      with_thousands(r.at("model").at("trainable_parameters").get<long long>()));
