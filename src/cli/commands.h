@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -17,8 +19,13 @@ struct Command {
   Action action;  // what it does; returns the exit status
 };
 
+// The program's own command line, for commands that start workers of it.
+void set_program_args(int argc, char** argv);
+const std::vector<std::string>& program_args();
+
 Command add_list_command(CLI::App& app);
 Command add_env_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_scale_command(CLI::App& app);
 
 }  // namespace tbd::cli

@@ -7,6 +7,14 @@
 #include "cli/commands.h"
 #include "tbd/core/error.h"
 
+namespace tbd::cli {
+namespace {
+std::vector<std::string> g_args;
+}
+void set_program_args(int argc, char** argv) { g_args.assign(argv, argv + argc); }
+const std::vector<std::string>& program_args() { return g_args; }
+}  // namespace tbd::cli
+
 int main(int argc, char** argv) {
   CLI::App app{
       "tbd — benchmarks and analysis of deep-neural-network training on LibTorch.\n"
@@ -18,9 +26,13 @@ int main(int argc, char** argv) {
       "  tbd run resnet50 --scale small --iters 10  a short benchmark on synthetic data\n"
       "  tbd run resnet50 --data ~/imagenet/train   the same on an image folder\n"
       "  tbd env                                    this machine and build\n"
+      "  tbd run resnet50 --nproc 2                 data-parallel on 2 local processes\n"
+      "  tbd scale resnet50 --nproc 1,2             scaling efficiency\n"
       "Exit status: 0 success, 1 the run failed, 2 bad usage.");
   const std::vector<tbd::cli::Command> commands = {
-      tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app)};
+      tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app),
+      tbd::cli::add_scale_command(app)};
+  tbd::cli::set_program_args(argc, argv);
   const auto is_command = [&](const std::string& word) {
     for (const auto& c : commands)
       if (c.app->get_name() == word) return true;

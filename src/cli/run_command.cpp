@@ -10,6 +10,8 @@
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/core/settings.h"
+#include "tbd/dist/dist_environment.h"
+#include "tbd/dist/local_launcher.h"
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
@@ -21,7 +23,8 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu";
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,comm";
+  std::string overlap = "on";
   std::vector<std::string> settings;
   bool batch_size_given = false;
 };
@@ -54,6 +57,9 @@ RunOptions resolve(const RunArgs& args) {
       throw UsageError("--warmup must be a count or 'auto', got '" + args.warmup + "'");
     }
   }
+  if (args.overlap != "on" && args.overlap != "off")
+    throw UsageError("--dist-overlap must be on or off, got '" + args.overlap + "'");
+  o.dist_overlap = args.overlap == "on";
   for (const auto& s : args.settings) {
     auto [key, value] = parse_setting(s);
     o.settings[key] = value;
@@ -88,20 +94,33 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
   cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs): time,data,cpu")
       ->capture_default_str();
+  cmd->add_option("--nproc", o.nproc, "Data-parallel worker processes to start on this machine")
+      ->capture_default_str();
+  cmd->add_option("--bucket-mb", o.bucket_mb, "Gradient all-reduce bucket size (MB)")->capture_default_str();
+  cmd->add_option("--dist-overlap", a->overlap, "on: all-reduce during backward; off: after it")
+      ->capture_default_str();
+  cmd->add_option("--dist-timeout", o.dist_timeout_s, "Seconds to wait for peers before failing")
+      ->capture_default_str();
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
   cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
   cmd->footer(
       "The measured window ends when both --iters and --min-time are reached.\n"
-      "Ctrl-C ends it early and still writes a result marked \"partial\".");
+      "Ctrl-C ends it early and still writes a result marked \"partial\".\n"
+      "Distributed: --nproc N starts N local workers; under torchrun or Slurm\n"
+      "(RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or SLURM_*) each process is one rank.");
 
   return {cmd, [a, batch]() {
             a->batch_size_given = batch->count() > 0;
             const RunOptions options = resolve(*a);
             const auto probes = split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
+            const DistEnvironment dist = read_dist_environment();
+            if (options.nproc > 1 && dist.source == "none")  // the launcher; workers see RANK
+              return run_local_workers(program_args(), options.nproc);
             install_interrupt_handler();
             const RunOutcome outcome = run_benchmark(options, probes);
+            if (outcome.rank != 0) return 0;  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);

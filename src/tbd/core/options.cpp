@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/error.h"
+#include "tbd/core/rng.h"
 
 namespace tbd {
 
@@ -53,6 +54,12 @@ void validate(const RunOptions& o) {
   const bool cuda = o.device.rfind("cuda", 0) == 0;
   if (o.device != "cpu" && !cuda)
     throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
+  if (o.nproc < 1 || o.nproc > 1024)
+    throw UsageError("--nproc must be in [1, 1024], got " + std::to_string(o.nproc));
+  if (!(o.bucket_mb > 0) || o.bucket_mb > 1e5)
+    throw UsageError("--bucket-mb must be a positive number of megabytes");
+  if (!(o.dist_timeout_s > 0) || o.dist_timeout_s > 86400)
+    throw UsageError("--dist-timeout must be a number of seconds in (0, 86400]");
   if (o.precision == Precision::fp16 && !cuda)
     throw UsageError("--precision fp16 needs a CUDA device: CPU autocast has no float16 path; "
                      "use --precision bf16 on the CPU");
@@ -73,7 +80,17 @@ nlohmann::json to_json(const RunOptions& o) {
   j["min_time_s"] = o.min_time;
   j["repeat"] = o.repeat;
   j["seed"] = o.seed;
+  if (o.world_size > 1) {
+    j["world_size"] = o.world_size;
+    j["bucket_mb"] = o.bucket_mb;
+    j["dist_overlap"] = o.dist_overlap;
+    j["dist_timeout_s"] = o.dist_timeout_s;
+  }
   return j;
+}
+
+uint64_t RunOptions::data_seed() const {
+  return derive_seed(seed, 0xda7a0000ULL + static_cast<uint64_t>(rank));
 }
 
 }  // namespace tbd

@@ -36,6 +36,18 @@ struct RunOptions {
   std::string out;  // result JSON file; empty: none
   bool json = false;
   bool quiet = false;
+
+  // Data parallelism (src/tbd/dist). nproc > 1 asks `tbd run` to start that
+  // many local workers; rank and world_size are filled in by the runner from
+  // the launcher's environment (RANK/WORLD_SIZE, or Slurm's).
+  int nproc = 1;
+  double bucket_mb = 25;        // gradient all-reduce bucket size
+  bool dist_overlap = true;     // launch all-reduces during backward
+  double dist_timeout_s = 300;  // rendezvous and collective timeout
+  int rank = 0, world_size = 1;
+
+  // Seed of this rank's data stream: ranks read distinct shards.
+  uint64_t data_seed() const;
 };
 
 // Range checks shared by every entry point (CLI, benchmarks, tests).

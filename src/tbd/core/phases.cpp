@@ -80,6 +80,7 @@ void Phases::backward(const at::Tensor& loss) {
 
 void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {
   auto scope = optimizer_scope();
+  if (sync_) sync_->synchronize();
   optimizer.step();
   optimizer.zero_grad(true);
 }

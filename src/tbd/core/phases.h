@@ -30,6 +30,14 @@ class PhaseListener {
   virtual void on_phase_end(Phase) {}
 };
 
+// Makes gradients consistent across data-parallel ranks before an optimizer
+// step (src/tbd/dist/gradient_reducer); absent in single-process runs.
+class GradientSync {
+ public:
+  virtual ~GradientSync() = default;
+  virtual void synchronize() = 0;
+};
+
 class Phases;
 
 // RAII range of one phase; ends when it goes out of scope (or at end()).
@@ -61,7 +69,10 @@ class Phases {
   PhaseScope optimizer_scope() { return PhaseScope(*this, Phase::optimizer); }
 
   void backward(const at::Tensor& loss);                  // loss.backward() in its range
-  void optimizer_step(torch::optim::Optimizer& optimizer);  // step + zero_grad in its range
+  // Gradient synchronisation (distributed runs), step and zero_grad, in the optimizer range.
+  void optimizer_step(torch::optim::Optimizer& optimizer);
+
+  void set_gradient_sync(GradientSync* sync) { sync_ = sync; }
 
   c10::Device device() const { return device_; }
   bool autocast() const { return autocast_dtype_ != c10::ScalarType::Float; }
@@ -74,6 +85,7 @@ class Phases {
   c10::Device device_;
   c10::ScalarType autocast_dtype_;
   std::vector<PhaseListener*> listeners_;
+  GradientSync* sync_ = nullptr;
 };
 
 }  // namespace tbd

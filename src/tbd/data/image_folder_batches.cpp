@@ -9,11 +9,13 @@
 namespace tbd {
 
 ImageFolderBatches::ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size,
-                                       int image_size, uint64_t seed, int workers)
+                                       int image_size, uint64_t seed, int workers, int rank, int world)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
       image_size_(image_size),
       seed_(seed),
+      rank_(rank),
+      world_(world),
       order_(folder_->size(), seed),
       prefetcher_([this](int64_t b) { return make(b); }, workers, 2 * workers) {}
 
@@ -23,7 +25,8 @@ ImageBatch ImageFolderBatches::make(int64_t batch_index) {
   batch.labels = torch::empty({batch_size_}, torch::kInt64);
   auto labels = batch.labels.accessor<int64_t, 1>();
   for (int64_t i = 0; i < batch_size_; ++i) {
-    const int64_t position = batch_index * batch_size_ + i;
+    const int64_t global_batch = batch_index * world_ + rank_;
+    const int64_t position = global_batch * batch_size_ + i;
     const int64_t item = order_.item(position);
     const std::string& path = folder_->path(item);
     std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(position)));

@@ -1,6 +1,8 @@
 // Batches of augmented images from an ImageFolder, made by the prefetching
 // pipeline: batch b holds stream positions b·B … b·B+B−1 of an epoch shuffle,
 // each decoded and augmented with a seed derived from its position.
+// Distributed sampler: with `world` ranks sharing one seed, rank r takes the
+// global batches b·world + r, so ranks read disjoint parts of each epoch.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,7 @@ struct ImageBatch {
 class ImageFolderBatches {
  public:
   ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size,
-                     uint64_t seed, int workers);
+                     uint64_t seed, int workers, int rank = 0, int world = 1);
   ImageBatch next() { return prefetcher_.next(); }  // throws Error naming a bad file
 
  private:
@@ -31,6 +33,7 @@ class ImageFolderBatches {
   int64_t batch_size_;
   int image_size_;
   uint64_t seed_;
+  int rank_, world_;
   EpochShuffle order_;
   Prefetcher<ImageBatch> prefetcher_;  // last: its threads use the members above
 };

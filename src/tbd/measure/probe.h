@@ -17,12 +17,14 @@ namespace tbd {
 struct RunOptions;
 struct WorkloadInfo;
 class Workload;
+class GradientReducer;
 
 struct RunContext {
   const RunOptions& options;  // resolved: batch size and threads filled in
   const WorkloadInfo& info;
   Workload& workload;
   c10::Device device;
+  GradientReducer* gradient_reducer = nullptr;  // distributed runs only
 };
 
 struct IterationRecord {

@@ -15,6 +15,9 @@
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/core/rng.h"
+#include "tbd/dist/dist_environment.h"
+#include "tbd/dist/gradient_reducer.h"
+#include "tbd/dist/process_group.h"
 #include "tbd/measure/device.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
@@ -77,9 +80,52 @@ struct Session {
   Settings settings;
   std::vector<std::unique_ptr<Probe>> probes;
   std::unique_ptr<Phases> phases;
+  std::unique_ptr<ProcessGroup> group;       // distributed runs only
+  std::unique_ptr<GradientReducer> reducer;  // distributed runs only
   std::deque<double> recent;  // for auto warm-up
   double first_loss = NAN, last_loss = NAN;
+  double measured_samples = 0, measured_seconds = 0;
+
+  // A decision every rank must share (stop warming up, stop measuring): the
+  // largest value any rank proposes. One tiny all-reduce per call when distributed.
+  int agreed(int local) { return group ? group->max_across_ranks(local) : local; }
 };
+
+// Same initial weights everywhere, and the gradient reducer hooked in.
+void join_data_parallel(Session& s) {
+  const ParameterSet state = s.workload->state();
+  std::vector<torch::Tensor> shared = state.weights;
+  shared.insert(shared.end(), state.buffers.begin(), state.buffers.end());
+  {
+    torch::NoGradGuard no_grad;
+    s.group->broadcast_from_rank0(shared);
+  }
+  const auto bucket_bytes = static_cast<int64_t>(s.options.bucket_mb * 1024 * 1024);
+  s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
+}
+
+nlohmann::json distributed_section(Session& s) {
+  const nlohmann::json mine = {{"rank", s.options.rank},
+                               {"samples", s.measured_samples},
+                               {"seconds", s.measured_seconds},
+                               {"samples_per_s", s.measured_seconds > 0 ? s.measured_samples / s.measured_seconds : 0.0}};
+  const auto all = s.group->gather_text("throughput", mine.dump());
+  if (s.options.rank != 0) return nullptr;
+  nlohmann::json per_rank = nlohmann::json::array();
+  double global = 0;
+  for (const auto& text : all) {
+    per_rank.push_back(nlohmann::json::parse(text));
+    global += per_rank.back()["samples_per_s"].get<double>();
+  }
+  return {{"world_size", s.options.world_size},
+          {"backend", s.group->backend_name()},
+          {"global_batch_size", s.options.batch_size * s.options.world_size},
+          {"per_rank", per_rank},
+          {"global_samples_per_s", global},
+          {"overlap", s.options.dist_overlap},
+          {"bucket_mb", s.options.bucket_mb},
+          {"gradient_buckets", s.reducer ? s.reducer->bucket_count() : 0}};
+}
 
 IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool measured) {
   for (auto& p : s.probes) p->on_iteration_begin(measured);
@@ -146,13 +192,13 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
   if (s.options.threads > 0) at::set_num_threads(s.options.threads);
   s.options.threads = at::get_num_threads();
+  const DistEnvironment dist = read_dist_environment();
+  s.options.rank = dist.rank;
+  s.options.world_size = dist.world_size;
 
   s.probes.push_back(make_probe("time"));
   for (const auto& name : probe_list)
     if (name != "time") s.probes.push_back(make_probe(name));
-  std::vector<PhaseListener*> listeners;
-  for (auto& p : s.probes) listeners.push_back(p.get());
-  s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision), listeners);
 
   nlohmann::json result;
   result["schema"] = "tbd.result/1";
@@ -160,20 +206,32 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   result["environment"] = capture_environment();
 
   RunContext ctx{s.options, info, *s.workload, s.device};
-  Progress progress(!s.options.quiet);
+  Progress progress(!s.options.quiet && s.options.rank == 0);
   bool partial = false;
   int64_t warmup_done = 0;
   std::string warmup_end = "count";
   const auto warmup_t0 = Clock::now();
   double warmup_s = 0;
   try {
-    seed_everything(s.options.seed);
+    if (dist.distributed())
+      s.group = ProcessGroup::connect(dist, s.device,
+                                      std::chrono::milliseconds(static_cast<int64_t>(s.options.dist_timeout_s * 1000)));
+    seed_everything(s.options.seed);  // the same on every rank; data streams use options.data_seed()
     s.workload->setup(s.options, s.settings, s.device);
+    std::vector<PhaseListener*> listeners;
+    if (s.group) {
+      join_data_parallel(s);
+      listeners.push_back(s.reducer.get());
+      ctx.gradient_reducer = s.reducer.get();
+    }
+    for (auto& p : s.probes) listeners.push_back(p.get());
+    s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision), listeners);
+    s.phases->set_gradient_sync(s.reducer.get());
     for (auto& p : s.probes) p->on_run_start(ctx);
 
     const int64_t warmup_cap = s.options.warmup_auto ? 50 : s.options.warmup;
     while (warmup_done < warmup_cap) {
-      if (interrupt_requested()) {
+      if (s.agreed(interrupt_requested() ? 1 : 0) > 0) {
         partial = true;
         break;
       }
@@ -181,7 +239,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       const auto r = run_iteration(s, -1, warmup_done, false);
       ++warmup_done;
       s.recent.push_back(r.seconds);
-      if (s.options.warmup_auto && settled(s.recent)) {
+      if (s.options.warmup_auto && s.agreed(settled(s.recent) ? 1 : 0) > 0) {
         warmup_end = "settled";
         break;
       }
@@ -193,20 +251,24 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       for (auto& p : s.probes) p->on_window_begin(rep);
       const auto window_t0 = Clock::now();
       for (int64_t i = 0;; ++i) {
-        if (i >= s.options.iters && seconds_since(window_t0) >= s.options.min_time) break;
-        if (interrupt_requested()) {
-          partial = true;
-          break;
-        }
+        // Elapsed time and Ctrl-C differ between ranks: agree (0 go on,
+        // 1 done, 2 interrupted), so no rank is left alone in an all-reduce.
+        const bool done = i >= s.options.iters && seconds_since(window_t0) >= s.options.min_time;
+        const int verdict = s.agreed(interrupt_requested() ? 2 : done ? 1 : 0);
+        if (verdict == 2) partial = true;
+        if (verdict > 0) break;
         progress.show(s.options.repeat > 1 ? "measuring (repetition)" : "measuring", i + 1,
                       s.options.min_time > 0 ? 0 : s.options.iters);
         const auto r = run_iteration(s, rep, i, true);
         if (std::isnan(s.first_loss)) s.first_loss = r.loss;
         s.last_loss = r.loss;
+        s.measured_samples += static_cast<double>(r.samples);
+        s.measured_seconds += r.seconds;
       }
       for (auto& p : s.probes) p->on_window_end(rep);
     }
     for (auto& p : s.probes) p->on_run_end(ctx);
+    if (s.group) result["distributed"] = distributed_section(s);
   } catch (...) {
     progress.clear();
     rethrow_as_run_error(s.options);
@@ -241,6 +303,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   }
   outcome.result = std::move(result);
   outcome.partial = partial;
+  outcome.rank = s.options.rank;
   return outcome;
 }
 

@@ -15,6 +15,7 @@ namespace tbd {
 struct RunOutcome {
   nlohmann::json result;  // the tbd.result/1 document
   bool partial = false;   // interrupted before the measured window completed
+  int rank = 0;           // in a distributed run only rank 0 reports
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
 };
 

@@ -41,6 +41,13 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
                      r.at("warmup").at("iterations").get<long long>() == 1 ? "" : "s",
                      r.at("warmup").at("ended_by").get<std::string>());
   for (const auto& [label, text] : probe_lines) out << fmt::format("  {:<12}{}\n", label, text);
+  if (r.contains("distributed") && r["distributed"].is_object()) {
+    const auto& d = r["distributed"];
+    out << fmt::format("  {:<12}{} ranks ({}), global batch {}, {:.4g} {}/s across all ranks (this table: rank 0)\n",
+                       "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
+                       d["global_batch_size"].get<long long>(), d["global_samples_per_s"].get<double>(),
+                       w.at("sample_unit").get<std::string>());
+  }
   if (r.value("partial", false))
     out << "  PARTIAL: interrupted before the measured window completed\n";
 }

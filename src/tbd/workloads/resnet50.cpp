@@ -67,9 +67,11 @@ class ResNet50 final : public Workload {
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       config.classes = folder->classes();
-      real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers);
+      // One shuffle shared by all ranks; each rank takes its own global batches.
+      real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers,
+                         options.rank, options.world_size);
     } else {
-      synthetic_ = make_synthetic(options.batch_size, config.classes, options.seed);
+      synthetic_ = make_synthetic(options.batch_size, config.classes, options.data_seed());
     }
     classes_ = config.classes;
     model_ = nn::ResNet(config);
@@ -116,7 +118,7 @@ class ResNet50 final : public Workload {
  private:
   BatchPool make_synthetic(int64_t batch_size, int64_t classes, uint64_t seed) const {
     // Normalised pixels are roughly standard normal; labels uniform over classes.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xda7a));
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     std::vector<Batch> pool;
     for (int i = 0; i < 4; ++i) {
       Batch b;

@@ -1,0 +1,153 @@
+#include "tbd/dist/gradient_reducer.h"
+
+#include <algorithm>
+
+namespace tbd {
+
+GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group,
+                                 int64_t bucket_bytes, bool overlap)
+    : group_(group), overlap_(overlap) {
+  for (auto& p : parameters)
+    if (p.requires_grad()) params_.push_back(p);
+  bucket_of_.resize(params_.size());
+  offset_of_.resize(params_.size());
+  has_grad_.assign(params_.size(), false);
+  // Reverse order: the last layers' gradients are ready first. A bucket holds
+  // one dtype on one device, and closes when it would exceed bucket_bytes.
+  for (size_t k = params_.size(); k-- > 0;) {
+    const auto& p = params_[k];
+    bool fits = false;
+    if (!buckets_.empty()) {
+      const auto& first = params_[buckets_.back().members.front()];
+      const int64_t bytes = (buckets_.back().elements + p.numel()) * static_cast<int64_t>(p.element_size());
+      fits = first.scalar_type() == p.scalar_type() && first.device() == p.device() && bytes <= bucket_bytes;
+    }
+    if (!fits) buckets_.emplace_back();
+    Bucket& b = buckets_.back();
+    bucket_of_[k] = buckets_.size() - 1;
+    offset_of_[k] = b.elements;
+    b.members.push_back(k);
+    b.offsets.push_back(b.elements);
+    b.elements += p.numel();
+  }
+  for (auto& b : buckets_)
+    b.flat = torch::zeros({b.elements}, params_[b.members.front()].options().requires_grad(false));
+  if (overlap_)
+    for (size_t k = 0; k < params_.size(); ++k)
+      hooks_.push_back(params_[k].register_hook([this, k](torch::Tensor grad) { on_gradient(k, grad); }));
+}
+
+GradientReducer::~GradientReducer() {
+  // Parameters may outlive the reducer; their hooks must not call into it.
+  for (size_t k = 0; k < hooks_.size(); ++k) params_[k].remove_hook(hooks_[k]);
+}
+
+void GradientReducer::on_phase_begin(Phase p) {
+  if (p != Phase::backward) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  backward_begin_ = Clock::now();
+  in_backward_ = true;
+}
+
+void GradientReducer::on_phase_end(Phase p) {
+  if (p != Phase::backward) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  backward_end_ = Clock::now();
+  in_backward_ = false;
+}
+
+void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Bucket& b = buckets_[bucket_of_[k]];
+  if (b.launched) return;  // a second backward before the step: not supported, keep the first
+  b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(grad.reshape({-1}));
+  has_grad_[k] = true;
+  if (++b.ready == static_cast<int>(b.members.size())) launch(b);
+}
+
+void GradientReducer::launch(Bucket& b) {
+  b.launched = true;
+  b.launched_at = Clock::now();
+  b.done_at = 0;
+  Bucket* self = &b;
+  b.pending = group_.allreduce_sum(b.flat, [self] { self->done_at = Clock::now().time_since_epoch().count(); });
+}
+
+void GradientReducer::synchronize() {
+  const auto wait_begin = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t k = 0; k < params_.size(); ++k) {
+      Bucket& b = buckets_[bucket_of_[k]];
+      if (b.launched || (overlap_ && has_grad_[k])) continue;
+      // Overlap off, or a parameter that got no gradient: fill from .grad (or zeros).
+      const auto& g = params_[k].grad();
+      auto slot = b.flat.narrow(0, offset_of_[k], params_[k].numel());
+      if (g.defined()) {
+        slot.copy_(g.reshape({-1}));
+        has_grad_[k] = true;
+      } else {
+        slot.zero_();
+      }
+    }
+    for (auto& b : buckets_)
+      if (!b.launched) launch(b);
+  }
+  for (auto& b : buckets_) b.pending->wait();
+  const auto wait_end = Clock::now();
+
+  CommIteration it;
+  const double scale = 1.0 / group_.size();
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
+  for (auto& b : buckets_) {
+    b.flat.mul_(scale);
+    for (size_t i = 0; i < b.members.size(); ++i) {
+      const size_t k = b.members[i];
+      if (!has_grad_[k]) continue;
+      auto avg = b.flat.narrow(0, b.offsets[i], params_[k].numel()).view(params_[k].sizes());
+      params_[k].mutable_grad().copy_(avg);
+    }
+    // The completion callback may trail wait() by a moment: fall back to the wait's end.
+    const Clock::rep done_rep = b.done_at.load();
+    const auto done = done_rep != 0 ? std::max(Clock::time_point(Clock::duration(done_rep)), b.launched_at) : wait_end;
+    spans.emplace_back(b.launched_at, done);
+    const double seconds = std::chrono::duration<double>(done - b.launched_at).count();
+    const double bytes = static_cast<double>(b.flat.numel() * static_cast<int64_t>(b.flat.element_size()));
+    it.bucket_seconds.push_back(seconds);
+    it.bucket_bytes.push_back(bytes);
+    it.bytes += static_cast<int64_t>(bytes);
+    b.ready = 0;
+    b.launched = false;
+    b.pending.reset();
+  }
+  std::fill(has_grad_.begin(), has_grad_.end(), false);
+  // Busy time is the union of in-flight intervals; hidden is its part before backward ended.
+  std::sort(spans.begin(), spans.end());
+  Clock::time_point cur_begin{}, cur_end{};
+  bool open = false;
+  auto add = [&](Clock::time_point a, Clock::time_point e) {
+    it.busy_s += std::chrono::duration<double>(e - a).count();
+    const auto hidden_end = std::min(e, backward_end_);
+    if (hidden_end > a) it.hidden_s += std::chrono::duration<double>(hidden_end - a).count();
+  };
+  for (const auto& [a, e] : spans) {
+    if (open && a <= cur_end) {
+      cur_end = std::max(cur_end, e);
+    } else {
+      if (open) add(cur_begin, cur_end);
+      cur_begin = a, cur_end = e, open = true;
+    }
+  }
+  if (open) add(cur_begin, cur_end);
+  it.buckets = static_cast<int>(buckets_.size());
+  it.exposed_wait_s = std::chrono::duration<double>(wait_end - wait_begin).count();
+  std::lock_guard<std::mutex> lock(mutex_);
+  history_.push_back(std::move(it));
+}
+
+std::vector<CommIteration> GradientReducer::take_history() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(history_, {});
+}
+
+}  // namespace tbd

@@ -1,0 +1,80 @@
+// Data-parallel gradient averaging in buckets, as PyTorch's DDP does it:
+// parameters are grouped (in reverse order, roughly the order backward
+// produces their gradients) into buckets of about `bucket_bytes`; with
+// overlap on, a bucket's all-reduce starts as soon as its last gradient is
+// ready, while backward goes on; synchronize() (before the optimizer step)
+// waits for all buckets and writes the averaged gradients back. With overlap
+// off, everything is reduced after backward, for comparison.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "tbd/core/phases.h"
+#include "tbd/dist/process_group.h"
+
+namespace tbd {
+
+// What one iteration's communication did (for the comm probe).
+struct CommIteration {
+  int64_t bytes = 0;          // gradient bytes all-reduced
+  int buckets = 0;
+  double busy_s = 0;          // union of the buckets' in-flight intervals
+  double hidden_s = 0;        // part of it while backward was still running
+  double exposed_wait_s = 0;  // time synchronize() blocked the training loop
+  std::vector<double> bucket_seconds, bucket_bytes;
+};
+
+class GradientReducer final : public GradientSync, public PhaseListener {
+ public:
+  GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group, int64_t bucket_bytes, bool overlap);
+  ~GradientReducer() override;
+
+  void synchronize() override;
+  void on_phase_begin(Phase p) override;
+  void on_phase_end(Phase p) override;
+
+  // Iterations synchronised so far; the comm probe reads and clears them.
+  std::vector<CommIteration> take_history();
+  int bucket_count() const { return static_cast<int>(buckets_.size()); }
+  bool overlap() const { return overlap_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Bucket {
+    std::vector<size_t> members;  // indices into params_
+    std::vector<int64_t> offsets;
+    int64_t elements = 0;
+    torch::Tensor flat;
+    int ready = 0;
+    bool launched = false;
+    Clock::time_point launched_at;
+    std::atomic<Clock::rep> done_at{0};  // set by the backend's completion callback
+    std::shared_ptr<PendingReduce> pending;
+  };
+
+  void on_gradient(size_t param, const torch::Tensor& grad);
+  void launch(Bucket& b);
+
+  std::vector<torch::Tensor> params_;
+  std::vector<size_t> bucket_of_;   // param -> bucket
+  std::vector<int64_t> offset_of_;  // param -> offset in its bucket
+  std::vector<bool> has_grad_;
+  std::deque<Bucket> buckets_;  // deque: stable addresses for the callbacks
+  std::vector<unsigned> hooks_;
+  ProcessGroup& group_;
+  bool overlap_;
+  std::mutex mutex_;  // hooks may run on autograd's device threads
+  Clock::time_point backward_begin_, backward_end_;
+  bool in_backward_ = false;
+  std::vector<CommIteration> history_;
+};
+
+}  // namespace tbd

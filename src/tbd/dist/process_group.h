@@ -1,0 +1,52 @@
+// A c10d process group: TCPStore rendezvous (rank 0 hosts it) and the Gloo
+// backend for CPU tensors. c10d types stay inside the .cpp so only this file
+// needs the c10d and Gloo headers.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "tbd/dist/dist_environment.h"
+
+namespace tbd {
+
+// An all-reduce in flight.
+class PendingReduce {
+ public:
+  virtual ~PendingReduce() = default;
+  virtual void wait() = 0;  // throws Error when a peer is lost
+};
+
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+
+  // Joins the rendezvous at env.master_addr:master_port and builds the
+  // backend for `device`. Throws Error when the rendezvous cannot be reached
+  // within `timeout`, UsageError when this build cannot do it.
+  static std::unique_ptr<ProcessGroup> connect(const DistEnvironment& env, c10::Device device,
+                                               std::chrono::milliseconds timeout);
+  static bool available();  // false when this build has no Gloo
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::string backend_name() const = 0;
+
+  virtual void broadcast_from_rank0(std::vector<torch::Tensor>& tensors) = 0;
+  // Sums `flat` across ranks in place; `on_done` runs (on a backend thread)
+  // when the reduction has completed.
+  virtual std::shared_ptr<PendingReduce> allreduce_sum(torch::Tensor flat, std::function<void()> on_done) = 0;
+  // The largest value any rank passes: a collective decision (stop measuring).
+  virtual int max_across_ranks(int value) = 0;
+  // Every rank publishes a text under `key`; rank 0 collects all of them
+  // (other ranks get an empty list).
+  virtual std::vector<std::string> gather_text(const std::string& key, const std::string& value) = 0;
+  virtual void barrier() = 0;
+};
+
+}  // namespace tbd

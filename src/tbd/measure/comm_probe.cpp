@@ -1,0 +1,76 @@
+#include "tbd/measure/comm_probe.h"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "tbd/core/options.h"
+#include "tbd/dist/gradient_reducer.h"
+#include "tbd/measure/statistics.h"
+
+namespace tbd {
+
+void CommProbe::on_run_start(const RunContext& ctx) {
+  reducer_ = ctx.gradient_reducer;
+  world_ = ctx.options.world_size;
+  if (reducer_) overlap_ = reducer_->overlap();
+}
+
+void CommProbe::on_iteration_end(const IterationRecord& r) {
+  if (!reducer_) return;
+  const auto history = reducer_->take_history();  // warm-up iterations are dropped here too
+  if (!r.measured) return;
+  for (const auto& it : history) {
+    busy_s_.push_back(it.busy_s);
+    hidden_s_.push_back(it.hidden_s);
+    exposed_s_.push_back(it.exposed_wait_s);
+    bytes_.push_back(static_cast<double>(it.bytes));
+    buckets_.push_back(it.buckets);
+    // nccl-tests convention per bucket: algbw = bytes / time, busbw = algbw · 2(n−1)/n.
+    double weighted = 0, total_bytes = 0;
+    for (size_t b = 0; b < it.bucket_seconds.size(); ++b)
+      if (it.bucket_seconds[b] > 0) {
+        weighted += it.bucket_bytes[b] * (it.bucket_bytes[b] / it.bucket_seconds[b]);
+        total_bytes += it.bucket_bytes[b];
+      }
+    if (total_bytes > 0) busbw_.push_back(weighted / total_bytes * 2.0 * (world_ - 1) / world_);
+  }
+}
+
+void CommProbe::contribute(nlohmann::json& result) const {
+  if (!reducer_) {
+    result["comm"] = {{"not_available", "single-process run: no gradient communication"}};
+    return;
+  }
+  nlohmann::json c = {{"backend", "gloo"},
+                      {"algorithm", "all-reduce (sum, then divide by world size), bucketed"},
+                      {"overlap", overlap_},
+                      {"iterations", busy_s_.size()}};
+  if (!busy_s_.empty()) {
+    const double busy = std::accumulate(busy_s_.begin(), busy_s_.end(), 0.0);
+    const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
+    c.update({{"bytes_per_iteration", mean_of(bytes_)},
+              {"buckets", buckets_.back()},
+              {"allreduce_s_mean", mean_of(busy_s_)},
+              {"allreduce_s_median", percentile(busy_s_, 0.5)},
+              {"exposed_wait_s_mean", mean_of(exposed_s_)},
+              {"hidden_share", busy > 0 ? hidden / busy : 0.0}});
+    if (!busbw_.empty()) c["bus_bandwidth_bytes_per_s"] = mean_of(busbw_);
+    else c["bus_bandwidth_bytes_per_s"] = nullptr;
+  }
+  result["comm"] = c;
+}
+
+std::vector<std::pair<std::string, std::string>> CommProbe::summary_lines() const {
+  if (!reducer_ || busy_s_.empty()) return {};
+  const double busy = std::accumulate(busy_s_.begin(), busy_s_.end(), 0.0);
+  const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
+  return {{"all-reduce", fmt::format("{:.3g} ms per iteration for {:.3g} MB, {:.0f}% hidden under backward, "
+                                     "{:.3g} ms exposed wait, bus bandwidth {}",
+                                     1e3 * mean_of(busy_s_), mean_of(bytes_) / 1e6, busy > 0 ? 100 * hidden / busy : 0.0,
+                                     1e3 * mean_of(exposed_s_),
+                                     busbw_.empty() ? std::string("n/a (no timed bucket)")
+                                                    : fmt::format("{:.3g} GB/s", mean_of(busbw_) / 1e9))}};
+}
+
+}  // namespace tbd

@@ -1,0 +1,27 @@
+// comm: gradient all-reduce of data-parallel runs, per measured iteration
+// (docs/metrics.md#comm). Not available in single-process runs.
+#pragma once
+
+#include <vector>
+
+#include "tbd/measure/probe.h"
+
+namespace tbd {
+
+class CommProbe : public Probe {
+ public:
+  std::string name() const override { return "comm"; }
+  void on_run_start(const RunContext& ctx) override;
+  void on_iteration_end(const IterationRecord& r) override;
+  void contribute(nlohmann::json& result) const override;
+  std::vector<std::pair<std::string, std::string>> summary_lines() const override;
+
+ private:
+  GradientReducer* reducer_ = nullptr;
+  int world_ = 1;
+  bool overlap_ = true;
+  std::vector<double> busy_s_, hidden_s_, exposed_s_, busbw_, bytes_;
+  std::vector<int> buckets_;
+};
+
+}  // namespace tbd

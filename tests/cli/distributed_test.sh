@@ -1,0 +1,56 @@
+# tbd run --nproc / tbd scale: local data-parallel runs on c10d (Gloo over
+# loopback), merged results, and failures that end every rank quickly.
+source "$(dirname "$0")/lib.sh"
+tiny=(--scale tiny --batch-size 4 --threads 1)
+
+# Two local ranks: exit 0 and one merged result.
+expect_exit 0 "distributed +2 ranks \(gloo\)" -- run resnet50 "${tiny[@]}" --nproc 2 --iters 3 --warmup 1 --out "$WORK/dp.json"
+json_check "$WORK/dp.json" 'r["distributed"]["world_size"] == 2 and len(r["distributed"]["per_rank"]) == 2'
+json_check "$WORK/dp.json" 'r["distributed"]["global_batch_size"] == 8 and r["distributed"]["global_samples_per_s"] > 0'
+json_check "$WORK/dp.json" 'len(r["iterations"]) == 3 and r["comm"]["iterations"] == 3 and r["comm"]["bytes_per_iteration"] > 0'
+json_check "$WORK/dp.json" '0 <= r["comm"]["hidden_share"] <= 1'
+expect_exit 0 "distributed" -- run resnet50 "${tiny[@]}" --nproc 2 --iters 2 --warmup 0 --dist-overlap off --min-time 0.2
+
+# Bad combinations of the launcher's variables are usage errors.
+RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 expect_exit 2 "rank 2 is not below the world size 2" -- run resnet50 "${tiny[@]}"
+WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 expect_exit 2 "RANK is not" -- run resnet50 "${tiny[@]}"
+expect_exit 2 "dist-overlap must be on or off" -- run resnet50 --nproc 2 --dist-overlap maybe
+
+# Nobody at MASTER_ADDR:MASTER_PORT: a clear error within the timeout.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+start=$(date +%s)
+RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  expect_exit 1 "could not join the rendezvous at 127.0.0.1:$port" -- run resnet50 "${tiny[@]}" --dist-timeout 3
+[ $(( $(date +%s) - start )) -lt 60 ] || fail "the unreachable rendezvous took more than 60 s to fail"
+
+# A rank killed mid-run: every rank ends, the error names the lost rank, no result file.
+"$TBD" run resnet50 "${tiny[@]}" --nproc 2 --warmup 1 --iters 1000000 --quiet --dist-timeout 30 \
+  --out "$WORK/killed.json" 2> "$WORK/killed.err" &
+launcher=$!
+victim=""
+for _ in $(seq 1 150); do  # find rank 1 once it is measuring
+  sleep 0.2
+  for p in $(pgrep -P "$launcher"); do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "RANK=1" && victim=$p
+  done
+  [ -n "$victim" ] && [ "$(ps -o etimes= -p "$victim" | tr -d ' ')" -ge 4 ] && break
+done
+[ -n "$victim" ] || fail "rank 1 never started"
+start=$(date +%s)
+kill -9 "$victim"
+wait "$launcher"
+rc=$?
+[ "$rc" -eq 1 ] || fail "killing rank 1 made the run exit $rc, expected 1"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "the surviving rank took more than 30 s to stop"
+grep -q "rank 1 of 2 was killed by signal 9" "$WORK/killed.err" || fail "launcher did not name rank 1: $(cat "$WORK/killed.err")"
+grep -q "lost rank 1" "$WORK/killed.err" || fail "rank 0 did not name the lost rank: $(cat "$WORK/killed.err")"
+[ ! -e "$WORK/killed.json" ] || fail "a failed distributed run left a result file"
+[ -z "$(pgrep -P "$launcher")" ] || fail "orphan workers left running"
+
+# tbd scale: one run per process count, efficiency against the first.
+expect_exit 0 "efficiency" -- scale resnet50 --nproc 1,2 "${tiny[@]}" --iters 2 --warmup 1 --out "$WORK/scale.json"
+json_check "$WORK/scale.json" '[p["nproc"] for p in r["points"]] == [1, 2] and abs(r["points"][0]["efficiency"] - 1) < 1e-9'
+json_check "$WORK/scale.json" 'all(p["samples_per_s"] > 0 and p["efficiency"] > 0 for p in r["points"])'
+expect_exit 2 "comma-separated list" -- scale resnet50 --nproc 1,x
+
+finish

@@ -1,0 +1,139 @@
+// Data parallelism on real c10d (Gloo over loopback), with real processes:
+// the test binary starts copies of itself as ranks through the same launcher
+// `tbd run --nproc` uses, and compares against one process training on the
+// whole batch.
+#include <gtest/gtest.h>
+
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+#include <torch/serialize.h>
+
+#include <cstdlib>
+
+#include "test_util.h"
+#include "tbd/core/error.h"
+#include "tbd/core/phases.h"
+#include "tbd/dist/dist_environment.h"
+#include "tbd/dist/gradient_reducer.h"
+#include "tbd/dist/local_launcher.h"
+#include "tbd/dist/process_group.h"
+#include "tbd/nn/resnet.h"
+
+namespace tbd {
+namespace {
+
+constexpr int64_t kPerRankBatch = 4;
+constexpr int kSteps = 4;
+
+nn::ResNet tiny_resnet() {
+  torch::manual_seed(1);
+  nn::ResNetConfig c;
+  c.width = 8;
+  c.blocks = {1, 1, 1, 1};
+  c.classes = 10;
+  nn::ResNet model(c);
+  // Batch norm in eval mode: its statistics would otherwise be taken over
+  // each rank's half batch, which data parallelism (without SyncBN) does not
+  // make equal to the whole batch. Everything else is the training step.
+  model->eval();
+  return model;
+}
+
+std::pair<torch::Tensor, torch::Tensor> whole_batch(int world) {
+  torch::manual_seed(2);
+  return {torch::randn({kPerRankBatch * world, 3, 32, 32}), torch::randint(10, {kPerRankBatch * world}, torch::kInt64)};
+}
+
+// Trains kSteps on `x, y` with `phases` (which may carry a gradient reducer).
+void train(nn::ResNet& model, torch::optim::SGD& opt, Phases& phases, const torch::Tensor& x, const torch::Tensor& y) {
+  for (int i = 0; i < kSteps; ++i) {
+    auto forward = phases.forward();
+    auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+    forward.end();
+    phases.backward(loss);
+    phases.optimizer_step(opt);
+  }
+}
+
+torch::Tensor flat_parameters(nn::ResNet& model) {
+  std::vector<torch::Tensor> all;
+  for (const auto& p : model->parameters()) all.push_back(p.detach().reshape({-1}));
+  return torch::cat(all);
+}
+
+// One rank of the run below; only active when the launcher started it.
+TEST(DataParallelWorker, TrainsItsShard) {
+  const char* out = std::getenv("TBD_TEST_OUT");
+  if (!out || !std::getenv("RANK")) GTEST_SKIP() << "runs only as a rank of DataParallel.*";
+  const DistEnvironment env = read_dist_environment();
+  auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
+  auto model = tiny_resnet();
+  std::vector<torch::Tensor> shared = model->parameters();
+  if (env.rank != 0) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : shared) p.add_(1.0);  // wrong on purpose: the broadcast must repair it
+  }
+  {
+    torch::NoGradGuard no_grad;
+    group->broadcast_from_rank0(shared);
+  }
+  const bool overlap = std::string(std::getenv("TBD_TEST_OVERLAP")) == "on";
+  // A small bucket size: several buckets, some launched during backward.
+  GradientReducer reducer(model->parameters(), *group, 64 * 1024, overlap);
+  Phases phases(c10::Device(c10::kCPU), c10::ScalarType::Float, {&reducer});
+  phases.set_gradient_sync(&reducer);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  auto [x, y] = whole_batch(env.world_size);
+  train(model, opt, phases, x.narrow(0, env.rank * kPerRankBatch, kPerRankBatch),
+        y.narrow(0, env.rank * kPerRankBatch, kPerRankBatch));
+  EXPECT_GT(reducer.bucket_count(), 1);
+  const auto history = reducer.take_history();
+  ASSERT_EQ(history.size(), static_cast<size_t>(kSteps));
+  if (overlap) {
+    EXPECT_GT(history.back().hidden_s, 0.0);  // some buckets flew during backward
+  }
+  if (env.rank == 0) torch::save(flat_parameters(model), out);
+}
+
+void expect_two_ranks_match_one(const std::string& overlap) {
+  testing::TempDir dir;
+  const std::string out = dir / "params.pt";
+  setenv("TBD_TEST_OUT", out.c_str(), 1);
+  setenv("TBD_TEST_OVERLAP", overlap.c_str(), 1);
+  const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsShard"}, 2);
+  unsetenv("TBD_TEST_OUT");
+  ASSERT_EQ(rc, 0);
+  torch::Tensor distributed;
+  torch::load(distributed, out);
+
+  auto model = tiny_resnet();
+  Phases phases(c10::Device(c10::kCPU), c10::ScalarType::Float);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  auto [x, y] = whole_batch(2);
+  const auto before = flat_parameters(model).clone();
+  train(model, opt, phases, x, y);
+  const auto single = flat_parameters(model);
+  ASSERT_EQ(distributed.sizes(), single.sizes());
+  EXPECT_FALSE(torch::allclose(before, single));  // training moved the weights
+  EXPECT_TRUE(torch::allclose(distributed, single, 1e-4, 1e-5))
+      << "max difference " << (distributed - single).abs().max().item<float>();
+}
+
+TEST(DataParallel, TwoRanksWithHalfBatchesMatchOneRankWithOverlap) { expect_two_ranks_match_one("on"); }
+TEST(DataParallel, TwoRanksWithHalfBatchesMatchOneRankWithoutOverlap) { expect_two_ranks_match_one("off"); }
+
+TEST(DataParallel, UnreachableRendezvousIsAClearError) {
+  DistEnvironment env;
+  env.rank = 1;
+  env.world_size = 2;
+  env.master_addr = "127.0.0.1";
+  env.master_port = free_local_port();  // nobody listens there
+  const std::string msg = testing::error_of<Error>(
+      [&] { ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(2)); });
+  EXPECT_NE(msg.find("could not join the rendezvous at 127.0.0.1:" + std::to_string(env.master_port)),
+            std::string::npos)
+      << msg;
+}
+
+}  // namespace
+}  // namespace tbd
