@@ -8,6 +8,7 @@ const std::vector<RegistryEntry>& workload_registry() {
   static const std::vector<RegistryEntry> entries = {
       {"resnet50", make_resnet50},
       {"seq2seq", make_seq2seq},
+      {"transformer", make_transformer},
   };
   return entries;
 }
