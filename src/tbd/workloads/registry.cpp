@@ -9,6 +9,7 @@ const std::vector<RegistryEntry>& workload_registry() {
       {"resnet50", make_resnet50},
       {"seq2seq", make_seq2seq},
       {"transformer", make_transformer},
+      {"gpt", make_gpt},
   };
   return entries;
 }
