@@ -36,6 +36,11 @@ TEST(Gpt, TinyCountMatchesTheClosedForm) {
   EXPECT_EQ(t.workload->state().parameter_count(), gpt_parameters(512, 32, 2, 32));
 }
 
+TEST(Gpt, SmallScaleSetsUpWithItsClosedFormCount) {
+  WorkloadUnderTest t("gpt", Scale::small, {}, 1);
+  EXPECT_EQ(t.workload->state().parameter_count(), gpt_parameters(50257, 256, 6, 384));
+}
+
 TEST(Gpt, PalmModelFlopsPerToken) {
   // GPT-2 small: N = 124,439,808 − 1024·768 (position table) = 123,653,376;
   // 6N = 741,920,256; 12·12·12·64·1024 = 113,246,208.

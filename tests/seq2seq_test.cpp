@@ -27,6 +27,11 @@ TEST(Seq2Seq, FullScaleCountMatchesTheClosedForm) {
   EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "seq2seq")), 26'935'808);
 }
 
+TEST(Seq2Seq, SmallScaleSetsUpWithItsClosedFormCount) {
+  WorkloadUnderTest t("seq2seq", Scale::small, {}, 4);
+  EXPECT_EQ(t.workload->state().parameter_count(), seq2seq_parameters(17191, 7709, 256, 256, 2));
+}
+
 TEST(Seq2Seq, TinyStepCountsRealTargetTokens) {
   WorkloadUnderTest t("seq2seq", Scale::tiny, {}, 8);
   EXPECT_EQ(t.workload->state().parameter_count(), seq2seq_parameters(120, 100, 32, 32, 2));

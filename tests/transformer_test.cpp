@@ -28,6 +28,11 @@ TEST(Transformer, FullScaleCountMatchesTheClosedForm) {
   EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "transformer")), 60'522'496);
 }
 
+TEST(Transformer, SmallScaleSetsUpWithItsClosedFormCount) {
+  WorkloadUnderTest t("transformer", Scale::small, {}, 256);
+  EXPECT_EQ(t.workload->state().parameter_count(), transformer_parameters(32000, 256, 1024, 3, 3));
+}
+
 TEST(Transformer, BatchesByTokenCountAndCountsRealTargetTokens) {
   WorkloadUnderTest t("transformer", Scale::tiny, {}, 256);
   EXPECT_EQ(t.workload->state().parameter_count(), transformer_parameters(200, 32, 64, 2, 2));
