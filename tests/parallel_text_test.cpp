@@ -100,6 +100,21 @@ TEST(ParallelText, ReadsLineAlignedFilesWithVocabFiles) {
   EXPECT_NE(r.source_vocabulary->id("ch\xC3\xA0o"), r.source_vocabulary->unk());
 }
 
+TEST(ParallelText, SharedVocabularyFileServesBothSides) {
+  TempDir dir;
+  write_text(dir / "train.de", "hallo welt\n");
+  write_text(dir / "train.en", "hello world\n");
+  write_text(dir / "vocab.shared", "<pad>\n<unk>\n<s>\n</s>\nhello\nhallo\n");
+  write_text(dir / "vocab.en", "unused\n");  // per-language files are ignored when shared
+  ParallelTextOptions o;
+  o.shared_vocabulary = true;
+  const ParallelText t = read_parallel_text(dir.path().string(), o);
+  EXPECT_EQ(t.source_vocabulary->size(), 6);
+  EXPECT_EQ(t.source_vocabulary->pad(), 0);
+  EXPECT_EQ(t.pairs.source[0], (std::vector<int32_t>{5, 1}));  // "welt" is unknown
+  EXPECT_EQ(t.pairs.target[0], (std::vector<int32_t>{4, 1}));
+}
+
 TEST(ParallelText, RejectsMismatchedCorruptAndMissingFiles) {
   TempDir dir;
   const std::string d = dir.path().string();
