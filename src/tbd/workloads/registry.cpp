@@ -7,6 +7,9 @@ namespace tbd {
 const std::vector<RegistryEntry>& workload_registry() {
   static const std::vector<RegistryEntry> entries = {
       {"resnet50", make_resnet50},
+      {"seq2seq", make_seq2seq},
+      {"transformer", make_transformer},
+      {"gpt", make_gpt},
   };
   return entries;
 }

@@ -8,5 +8,8 @@
 namespace tbd {
 
 std::unique_ptr<Workload> make_resnet50();
+std::unique_ptr<Workload> make_seq2seq();
+std::unique_ptr<Workload> make_transformer();
+std::unique_ptr<Workload> make_gpt();
 
 }  // namespace tbd

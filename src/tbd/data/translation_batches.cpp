@@ -1,0 +1,59 @@
+#include "tbd/data/translation_batches.h"
+
+#include <algorithm>
+
+namespace tbd {
+
+TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
+                                        const SpecialIds& ids) {
+  const auto b = static_cast<int64_t>(indices.size());
+  const int64_t extra = ids.source_eos ? 1 : 0;
+  int64_t s_max = 1, t_max = 1;
+  for (int64_t i : indices) {
+    s_max = std::max<int64_t>(s_max, static_cast<int64_t>(pairs.source[i].size()) + extra);
+    t_max = std::max<int64_t>(t_max, static_cast<int64_t>(pairs.target[i].size()) + 1);
+  }
+  TranslationBatch batch;
+  batch.source = torch::full({b, s_max}, ids.source_pad, torch::kInt64);
+  batch.source_lengths = torch::empty({b}, torch::kInt64);
+  batch.target_input = torch::full({b, t_max}, ids.pad, torch::kInt64);
+  batch.target_output = torch::full({b, t_max}, ids.pad, torch::kInt64);
+  auto src = batch.source.accessor<int64_t, 2>();
+  auto src_len = batch.source_lengths.accessor<int64_t, 1>();
+  auto tin = batch.target_input.accessor<int64_t, 2>();
+  auto tout = batch.target_output.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < b; ++r) {
+    const auto& s = pairs.source[indices[r]];
+    const auto& t = pairs.target[indices[r]];
+    const auto ns = static_cast<int64_t>(s.size()), nt = static_cast<int64_t>(t.size());
+    for (int64_t j = 0; j < ns; ++j) src[r][j] = s[j];
+    if (ids.source_eos) src[r][ns] = ids.eos;
+    src_len[r] = ns + extra;
+    tin[r][0] = ids.bos;
+    for (int64_t j = 0; j < nt; ++j) {
+      tin[r][j + 1] = t[j];
+      tout[r][j] = t[j];
+    }
+    tout[r][nt] = ids.eos;
+    batch.target_tokens += nt + 1;
+  }
+  return batch;
+}
+
+std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds& ids) {
+  std::vector<int64_t> lengths(pairs.source.size());
+  for (size_t i = 0; i < lengths.size(); ++i)
+    lengths[i] = std::max(pairs.source[i].size() + (ids.source_eos ? 1 : 0), pairs.target[i].size() + 1);
+  return lengths;
+}
+
+TranslationBatches::TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids,
+                                       LengthBatches::Limit limit, int64_t batch_size, uint64_t seed,
+                                       int workers)
+    : pairs_(std::move(pairs)),
+      ids_(ids),
+      plan_(padded_lengths(*pairs_, ids_), limit, batch_size, seed),
+      prefetcher_([this](int64_t k) { return make_translation_batch(*pairs_, plan_.batch(k), ids_); },
+                  workers, 2 * workers) {}
+
+}  // namespace tbd

@@ -1,0 +1,53 @@
+// Padded tensors of sentence pairs for translation models (teacher forcing):
+// the decoder reads <s> w1 … wn and is trained to predict w1 … wn </s>.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "tbd/data/length_batches.h"
+#include "tbd/data/parallel_text.h"
+#include "tbd/data/prefetcher.h"
+
+namespace tbd {
+
+struct TranslationBatch {  // int64 tensors on the CPU, <pad> after each sentence
+  torch::Tensor source;          // [B, S]
+  torch::Tensor source_lengths;  // [B] real tokens per source row
+  torch::Tensor target_input;    // [B, T] <s> w1 … wn
+  torch::Tensor target_output;   // [B, T] w1 … wn </s>
+  int64_t target_tokens = 0;     // non-padding positions of target_output (what the loss counts)
+};
+
+struct SpecialIds {
+  int64_t bos, eos, pad;  // of the target vocabulary
+  int64_t source_pad;     // of the source vocabulary (the same id when shared)
+  bool source_eos;        // append </s> (eos) to sources too: fairseq does, TF nmt does not
+};
+
+TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
+                                        const SpecialIds& ids);
+
+// The length that pads pair i in a batch: its longer side, with the added
+// </s> (or <s>) counted.
+std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds& ids);
+
+// Endless stream of length-bucketed batches from a corpus, made ahead by the
+// prefetching pipeline.
+class TranslationBatches {
+ public:
+  TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids,
+                     LengthBatches::Limit limit, int64_t batch_size, uint64_t seed, int workers);
+  TranslationBatch next() { return prefetcher_.next(); }
+
+ private:
+  std::shared_ptr<const SentencePairs> pairs_;
+  SpecialIds ids_;
+  LengthBatches plan_;
+  Prefetcher<TranslationBatch> prefetcher_;  // last: its threads use the members above
+};
+
+}  // namespace tbd

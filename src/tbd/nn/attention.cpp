@@ -1,0 +1,37 @@
+#include "tbd/nn/attention.h"
+
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+namespace tbd::nn {
+
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, double dropout)
+    : heads_(heads), dropout_(dropout) {
+  if (d_model % heads != 0) throw std::invalid_argument("d_model must be a multiple of the head count");
+  q = register_module("q", torch::nn::Linear(d_model, d_model));
+  k = register_module("k", torch::nn::Linear(d_model, d_model));
+  v = register_module("v", torch::nn::Linear(d_model, d_model));
+  out = register_module("out", torch::nn::Linear(d_model, d_model));
+}
+
+torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const {
+  return x.view({x.size(0), x.size(1), heads_, x.size(2) / heads_}).transpose(1, 2);
+}
+
+torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& query, const torch::Tensor& memory,
+                                              const std::optional<torch::Tensor>& mask, bool causal) {
+  auto y = at::scaled_dot_product_attention(split_heads(q(query)), split_heads(k(memory)),
+                                            split_heads(v(memory)), mask, is_training() ? dropout_ : 0.0,
+                                            causal);
+  y = y.transpose(1, 2).reshape({query.size(0), query.size(1), query.size(2)});
+  return out(y);
+}
+
+torch::Tensor key_padding_mask(const torch::Tensor& lengths, int64_t max_length) {
+  auto positions = torch::arange(max_length, lengths.options());
+  return (positions.unsqueeze(0) < lengths.unsqueeze(1)).view({lengths.size(0), 1, 1, max_length});
+}
+
+}  // namespace tbd::nn

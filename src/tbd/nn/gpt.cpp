@@ -1,0 +1,79 @@
+#include "tbd/nn/gpt.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "tbd/core/error.h"
+#include "tbd/core/parameter_set.h"
+
+namespace tbd::nn {
+namespace {
+
+torch::nn::LayerNorm layer_norm(int64_t d) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(1e-5));
+}
+
+// GPT-2's initialisation: N(0, 0.02) weights, zero biases; projections that
+// end a residual branch get 0.02/√(2L) so the residual stream does not grow
+// with depth.
+void init_linear(torch::nn::Linear& l, double std) {
+  torch::NoGradGuard no_grad;
+  l->weight.normal_(0.0, std);
+  l->bias.zero_();
+}
+
+}  // namespace
+
+GptBlockImpl::GptBlockImpl(const GptConfig& c) {
+  ln1 = register_module("ln1", layer_norm(c.d_model));
+  attention = register_module("attention", MultiHeadAttention(c.d_model, c.heads, c.dropout));
+  ln2 = register_module("ln2", layer_norm(c.d_model));
+  fc = register_module("fc", torch::nn::Linear(c.d_model, 4 * c.d_model));
+  proj = register_module("proj", torch::nn::Linear(4 * c.d_model, c.d_model));
+  dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
+  const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
+  for (auto* l : {&attention->q, &attention->k, &attention->v, &fc}) init_linear(*l, 0.02);
+  for (auto* l : {&attention->out, &proj}) init_linear(*l, residual_std);
+}
+
+torch::Tensor GptBlockImpl::forward(const torch::Tensor& x) {
+  auto h = ln1(x);
+  auto y = x + dropout_(attention(h, h, std::nullopt, /*causal=*/true));
+  return y + dropout_(proj(torch::gelu(fc(ln2(y)), "tanh")));
+}
+
+GptImpl::GptImpl(const GptConfig& config) : config_(config) {
+  token_embedding_ = register_module("token_embedding", torch::nn::Embedding(config.vocabulary, config.d_model));
+  position_embedding_ = register_module("position_embedding", torch::nn::Embedding(config.context, config.d_model));
+  {
+    torch::NoGradGuard no_grad;
+    token_embedding_->weight.normal_(0.0, 0.02);
+    position_embedding_->weight.normal_(0.0, 0.02);
+  }
+  blocks_ = register_module("blocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config.layers; ++i) blocks_->push_back(GptBlock(config));
+  ln_f_ = register_module("ln_f", layer_norm(config.d_model));
+  dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
+  const int64_t t = ids.size(1);
+  if (t > config_.context)
+    throw Error("sequence of " + std::to_string(t) + " tokens exceeds the context of " +
+                std::to_string(config_.context));
+  auto positions = torch::arange(t, ids.options());
+  auto x = dropout_(token_embedding_(ids) + position_embedding_(positions));
+  for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+  return torch::nn::functional::linear(ln_f_(x), token_embedding_->weight);  // tied, no bias
+}
+
+int64_t GptImpl::parameters_without_positions() const {
+  return count_parameters(*this) - position_embedding_->weight.numel();
+}
+
+int64_t palm_flops_per_token(int64_t n, int64_t layers, int64_t heads, int64_t head_size, int64_t context) {
+  return 6 * n + 12 * layers * heads * head_size * context;
+}
+
+}  // namespace tbd::nn

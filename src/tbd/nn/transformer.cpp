@@ -1,0 +1,99 @@
+#include "tbd/nn/transformer.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace tbd::nn {
+namespace {
+
+// fairseq's initialisation of the Transformer: Xavier-uniform projections
+// with zero biases.
+void xavier(torch::nn::Linear& l) {
+  torch::NoGradGuard no_grad;
+  torch::nn::init::xavier_uniform_(l->weight);
+  if (l->bias.defined()) l->bias.zero_();
+}
+
+}  // namespace
+
+FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden) {
+  fc = register_module("fc", torch::nn::Linear(d_model, hidden));
+  proj = register_module("proj", torch::nn::Linear(hidden, d_model));
+  xavier(fc);
+  xavier(proj);
+}
+
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return proj(torch::relu(fc(x))); }
+
+// Attention dropout is 0: the paper applies dropout to sub-layer outputs only.
+EncoderLayerImpl::EncoderLayerImpl(const TransformerConfig& c) {
+  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
+  ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
+  norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
+  norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
+  dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
+  for (auto* l : {&self_attention_->q, &self_attention_->k, &self_attention_->v, &self_attention_->out})
+    xavier(*l);
+}
+
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& source_mask) {
+  auto h = norm1_(x + dropout_(self_attention_(x, x, source_mask)));
+  return norm2_(h + dropout_(ffn_(h)));
+}
+
+DecoderLayerImpl::DecoderLayerImpl(const TransformerConfig& c) {
+  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
+  cross_attention_ = register_module("cross_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
+  ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
+  norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
+  norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
+  norm3_ = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
+  dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
+  for (auto* a : {&self_attention_, &cross_attention_})
+    for (auto* l : {&(*a)->q, &(*a)->k, &(*a)->v, &(*a)->out}) xavier(*l);
+}
+
+torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
+                                        const torch::Tensor& source_mask) {
+  // Causal self-attention: position t sees targets ≤ t. Padding sits after
+  // the last word, so a real position never sees a padded one; padded
+  // positions only produce outputs the loss ignores. No padding mask needed.
+  auto h = norm1_(x + dropout_(self_attention_(x, x, std::nullopt, /*causal=*/true)));
+  h = norm2_(h + dropout_(cross_attention_(h, memory, source_mask)));
+  return norm3_(h + dropout_(ffn_(h)));
+}
+
+TransformerImpl::TransformerImpl(const TransformerConfig& config) : config_(config) {
+  embedding_ = register_module(
+      "embedding", torch::nn::Embedding(torch::nn::EmbeddingOptions(config.vocabulary, config.d_model)
+                                            .padding_idx(config.pad)));
+  {
+    // Vaswani et al. scale embeddings by √d; N(0, d^-½) keeps them near unit size (fairseq).
+    torch::NoGradGuard no_grad;
+    embedding_->weight.normal_(0.0, std::pow(static_cast<double>(config.d_model), -0.5));
+    embedding_->weight[config.pad].zero_();
+  }
+  positions_ = register_module("positions", SinusoidalPositions(config.max_length, config.d_model));
+  encoder_ = register_module("encoder", torch::nn::ModuleList());
+  decoder_ = register_module("decoder", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config.encoder_layers; ++i) encoder_->push_back(EncoderLayer(config));
+  for (int64_t i = 0; i < config.decoder_layers; ++i) decoder_->push_back(DecoderLayer(config));
+  dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor TransformerImpl::embed(const torch::Tensor& ids) {
+  return dropout_(positions_(embedding_(ids) * std::sqrt(static_cast<double>(config_.d_model))));
+}
+
+torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch::Tensor& source_lengths,
+                                       const torch::Tensor& target_input) {
+  const auto source_mask = key_padding_mask(source_lengths, source.size(1));
+  auto memory = embed(source);
+  for (const auto& layer : *encoder_) memory = layer->as<EncoderLayer>()->forward(memory, source_mask);
+  auto h = embed(target_input);
+  for (const auto& layer : *decoder_) h = layer->as<DecoderLayer>()->forward(h, memory, source_mask);
+  return torch::nn::functional::linear(h, embedding_->weight);  // tied output projection, no bias
+}
+
+}  // namespace tbd::nn

@@ -1,0 +1,180 @@
+// gpt: language-model pre-training of GPT-2 small (Radford et al. 2019) the
+// way nanoGPT reproduces it: next-token cross-entropy over every position of
+// 1024-token windows, AdamW (β 0.9, 0.95) with weight decay 0.1 on weight
+// matrices and embeddings only (not on biases or LayerNorm gains), gradients
+// clipped to a global norm of 1.
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+
+#include <optional>
+#include <random>
+
+#include "tbd/core/rng.h"
+#include "tbd/data/batch_pool.h"
+#include "tbd/data/byte_text.h"
+#include "tbd/data/synthetic_text.h"
+#include "tbd/nn/gpt.h"
+#include "tbd/workloads/workloads.h"
+
+namespace tbd {
+namespace {
+
+nn::GptConfig config_for(Scale scale) {
+  nn::GptConfig c;  // full: GPT-2 small
+  if (scale == Scale::small) {
+    c.context = 256;
+    c.layers = 6;
+    c.heads = 6;
+    c.d_model = 384;
+  }
+  if (scale == Scale::tiny) {
+    c.vocabulary = 512;  // still room for 256 byte tokens and end-of-text
+    c.context = 32;
+    c.layers = 2;
+    c.heads = 2;
+    c.d_model = 32;
+  }
+  return c;
+}
+
+class GptWorkload final : public Workload {
+ public:
+  const WorkloadInfo& info() const override {
+    static const WorkloadInfo info{
+        "gpt",
+        "language modelling",
+        "GPT-2 small: 12 layers, d 768, 12 heads, context 1024, tied embeddings (Radford et al. 2019), AdamW",
+        "synthetic Zipf-distributed tokens, or plain UTF-8 text as byte tokens (--data FILE or DIR)",
+        "tokens",
+        8,
+        {real_setting("lr", 6e-4, 0.0, 1e12, "AdamW learning rate (nanoGPT's GPT-2 peak)"),
+         real_setting("weight_decay", 0.1, 0.0, 1.0, "AdamW weight decay on matrices and embeddings"),
+         real_setting("beta2", 0.95, 0.0, 0.999999, "AdamW second-moment decay"),
+         real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
+         real_setting("max_gradient_norm", 1.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)")}};
+    return info;
+  }
+
+  int64_t full_scale_parameters(const Settings&) const override {
+    return count_parameters(*nn::Gpt(config_for(Scale::full)));
+  }
+
+  void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
+    device_ = device;
+    batch_size_ = options.batch_size;
+    config_ = config_for(options.scale);
+    config_.dropout = settings.real("dropout");
+    const auto end_of_text = static_cast<int32_t>(config_.vocabulary - 1);  // GPT-2: 50256 <|endoftext|>
+    if (!options.data_path.empty()) {
+      auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
+      real_data_.emplace(tokens, batch_size_, config_.context, options.seed, options.data_workers,
+                         options.data_path);
+      data_description_ = options.data_path + " (byte tokens)";
+    } else {
+      synthetic_ = make_synthetic(options.seed);
+      data_description_ = "synthetic";
+    }
+    model_ = nn::Gpt(config_);
+    model_->to(device);
+    model_->train();
+    max_gradient_norm_ = settings.real("max_gradient_norm");
+    // Decay matrices (projections, embeddings), not vectors (biases, LayerNorm).
+    std::vector<torch::Tensor> decay, no_decay;
+    for (const auto& p : model_->parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
+    const auto defaults = torch::optim::AdamWOptions(settings.real("lr")).betas({0.9, settings.real("beta2")});
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(
+                                   torch::optim::AdamWOptions(defaults).weight_decay(settings.real("weight_decay"))));
+    groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
+                                      torch::optim::AdamWOptions(defaults).weight_decay(0.0)));
+    optimizer_ = std::make_unique<torch::optim::AdamW>(std::move(groups), defaults);
+  }
+
+  Batch next_batch() override {
+    if (!real_data_) return synthetic_.next();
+    TokenBatch b = real_data_->next();
+    Batch batch;
+    batch.inputs = {to_device(b.inputs, device_)};
+    batch.targets = {to_device(b.targets, device_)};
+    batch.samples = b.inputs.numel();
+    return batch;
+  }
+
+  StepOutput step(const Batch& batch, Phases& phases) override {
+    auto forward = phases.forward();
+    const auto logits = model_->forward(batch.inputs[0]);
+    const auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}),
+                                                           batch.targets[0].reshape({-1}));
+    forward.end();
+    phases.backward(loss);
+    if (max_gradient_norm_ > 0) {
+      auto scope = phases.optimizer_scope();  // clipping is part of the update
+      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_gradient_norm_);
+    }
+    phases.optimizer_step(*optimizer_);
+    return {loss.detach()};
+  }
+
+  ParameterSet state() const override {
+    ParameterSet s;
+    s.add(*model_);
+    if (optimizer_) s.add(*optimizer_);
+    return s;
+  }
+
+  nlohmann::json configuration() const override {
+    const int64_t n = model_ ? model_->parameters_without_positions() : 0;
+    const int64_t head_size = config_.d_model / config_.heads;
+    const int64_t per_token = nn::palm_flops_per_token(n, config_.layers, config_.heads, head_size, config_.context);
+    return {{"vocabulary", config_.vocabulary},
+            {"context", config_.context},
+            {"layers", config_.layers},
+            {"heads", config_.heads},
+            {"d_model", config_.d_model},
+            {"data", data_description_},
+            {"model_flops",
+             {{"definition", "PaLM (Chowdhery et al. 2022, app. B): 6N + 12*L*H*Q*T per token, training"},
+              {"N_parameters_without_position_embedding", n},
+              {"per_token", per_token},
+              {"per_iteration", per_token * batch_size_ * config_.context}}}};
+  }
+
+ private:
+  // Four batches of Zipf-distributed token ids (word frequencies of natural
+  // text), resident on the device.
+  BatchPool make_synthetic(uint64_t seed) const {
+    std::mt19937_64 rng(derive_seed(seed, 0x69f7));
+    ZipfWords words(0, config_.vocabulary);
+    std::vector<Batch> pool;
+    for (int i = 0; i < 4; ++i) {
+      auto window = torch::empty({batch_size_, config_.context + 1}, torch::kInt64);
+      auto w = window.accessor<int64_t, 2>();
+      for (int64_t r = 0; r < batch_size_; ++r)
+        for (int64_t j = 0; j <= config_.context; ++j) w[r][j] = words(rng);
+      Batch b;
+      b.inputs = {window.narrow(1, 0, config_.context).contiguous().to(device_)};
+      b.targets = {window.narrow(1, 1, config_.context).contiguous().to(device_)};
+      b.samples = batch_size_ * config_.context;
+      pool.push_back(std::move(b));
+    }
+    return BatchPool(std::move(pool));
+  }
+
+  torch::Device device_{torch::kCPU};
+  int64_t batch_size_ = 8;
+  nn::GptConfig config_;
+  double max_gradient_norm_ = 1.0;
+  std::string data_description_;
+  nn::Gpt model_{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::optional<TokenWindows> real_data_;
+  BatchPool synthetic_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_gpt() { return std::make_unique<GptWorkload>(); }
+
+}  // namespace tbd

@@ -1,0 +1,190 @@
+// transformer: machine translation with Transformer base (Vaswani et al.
+// 2017): shared vocabulary with tied embeddings, label-smoothed
+// cross-entropy (ε 0.1) averaged over real target tokens, Adam (β 0.9, 0.98,
+// ε 1e-9) with the paper's schedule lr = d^-½ · min(step^-½, step · warmup^-1.5),
+// batches formed by token count (--batch-size counts tokens, padding included).
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "tbd/core/rng.h"
+#include "tbd/data/batch_pool.h"
+#include "tbd/data/parallel_text.h"
+#include "tbd/data/synthetic_text.h"
+#include "tbd/data/translation_batches.h"
+#include "tbd/nn/transformer.h"
+#include "tbd/workloads/workloads.h"
+
+namespace tbd {
+namespace {
+
+nn::TransformerConfig config_for(Scale scale) {
+  nn::TransformerConfig c;  // full: Transformer base, 32k shared vocabulary
+  if (scale == Scale::small) {
+    c.d_model = 256;
+    c.heads = 4;
+    c.ffn = 1024;
+    c.encoder_layers = c.decoder_layers = 3;
+  }
+  if (scale == Scale::tiny) {
+    c.vocabulary = 200;
+    c.d_model = 32;
+    c.heads = 4;
+    c.ffn = 64;
+    c.encoder_layers = c.decoder_layers = 2;
+  }
+  return c;
+}
+
+class TransformerWorkload final : public Workload {
+ public:
+  const WorkloadInfo& info() const override {
+    static const WorkloadInfo info{
+        "transformer",
+        "machine translation",
+        "Transformer base: 6+6 layers, d 512, 8 heads, FFN 2048, tied shared embeddings (Vaswani et al. 2017); "
+        "--batch-size counts tokens",
+        "WMT-like: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
+        "target tokens",
+        2048,
+        {integer_setting("warmup_steps", 4000, 1, 100000000, "steps of linear learning-rate warm-up"),
+         real_setting("lr_factor", 1.0, 0.0, 1e12, "multiplier of the inverse-square-root schedule"),
+         real_setting("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the cross-entropy"),
+         real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
+         integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
+         bool_setting("reverse", false,
+                      "--data: translate the alphabetically second language into the first")}};
+    return info;
+  }
+
+  int64_t full_scale_parameters(const Settings&) const override {
+    return count_parameters(*nn::Transformer(config_for(Scale::full)));
+  }
+
+  void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
+    device_ = device;
+    batch_tokens_ = options.batch_size;
+    nn::TransformerConfig config = config_for(options.scale);
+    config.dropout = settings.real("dropout");
+    const int64_t max_length = settings.integer("max_length");
+    config.max_length = max_length + 1;  // room for the added <s> or </s>
+    if (!options.data_path.empty()) {
+      ParallelTextOptions o;
+      o.shared_vocabulary = true;
+      o.reverse = settings.boolean("reverse");
+      o.max_length = max_length;
+      o.max_vocabulary = config.vocabulary;
+      ParallelText text = read_parallel_text(options.data_path, o);
+      const Vocabulary& v = *text.source_vocabulary;
+      config.vocabulary = v.size();
+      ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true};
+      data_description_ = text.source_file + " -> " + text.target_file;
+      real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
+                         LengthBatches::Limit::tokens, batch_tokens_, options.seed, options.data_workers);
+    } else {
+      const Vocabulary specials(std::vector<std::string>{});
+      ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true};
+      data_description_ = "synthetic";
+      synthetic_ = make_synthetic(config.vocabulary, max_length, options.seed);
+    }
+    config.pad = ids_.pad;
+    config_ = config;
+    model_ = nn::Transformer(config);
+    model_->to(device);
+    model_->train();
+    warmup_steps_ = settings.integer("warmup_steps");
+    lr_factor_ = settings.real("lr_factor");
+    label_smoothing_ = settings.real("label_smoothing");
+    optimizer_ = std::make_unique<torch::optim::Adam>(
+        model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9));
+  }
+
+  Batch next_batch() override {
+    if (!real_data_) return synthetic_.next();
+    return to_batch(real_data_->next());
+  }
+
+  StepOutput step(const Batch& batch, Phases& phases) override {
+    ++steps_;
+    for (auto& group : optimizer_->param_groups())
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate(steps_));
+    auto forward = phases.forward();
+    const auto logits = model_->forward(batch.inputs[0], batch.inputs[1], batch.inputs[2]);
+    const auto loss = torch::nn::functional::cross_entropy(
+        logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(ids_.pad).label_smoothing(label_smoothing_));
+    forward.end();
+    phases.backward(loss);
+    phases.optimizer_step(*optimizer_);
+    return {loss.detach()};
+  }
+
+  ParameterSet state() const override {
+    ParameterSet s;
+    s.add(*model_);
+    if (optimizer_) s.add(*optimizer_);
+    return s;
+  }
+
+  nlohmann::json configuration() const override {
+    return {{"vocabulary", config_.vocabulary},
+            {"d_model", config_.d_model},
+            {"layers", {config_.encoder_layers, config_.decoder_layers}},
+            {"batch_tokens", batch_tokens_},
+            {"batch_limit", "sentences x longest padded length <= batch_tokens"},
+            {"warmup_steps", warmup_steps_},
+            {"steps", steps_},
+            {"learning_rate_last", learning_rate(std::max<int64_t>(steps_, 1))},
+            {"data", data_description_}};
+  }
+
+ private:
+  double learning_rate(int64_t step) const {
+    const double s = static_cast<double>(step), w = static_cast<double>(warmup_steps_);
+    return lr_factor_ * std::pow(static_cast<double>(config_.d_model), -0.5) *
+           std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
+  }
+
+  Batch to_batch(const TranslationBatch& b) const {
+    Batch batch;
+    batch.inputs = {to_device(b.source, device_), to_device(b.source_lengths, device_),
+                    to_device(b.target_input, device_)};
+    batch.targets = {to_device(b.target_output, device_)};
+    batch.samples = b.target_tokens;
+    return batch;
+  }
+
+  // Synthetic pairs of WMT-like lengths (median 25 sub-words) holding about
+  // four batches' tokens, cut into token-count batches as real data is.
+  BatchPool make_synthetic(int64_t vocabulary, int64_t max_length, uint64_t seed) const {
+    const int64_t pairs_count = std::max<int64_t>(4, 4 * batch_tokens_ / 30);
+    const auto pairs = synthetic_sentence_pairs(pairs_count, vocabulary, vocabulary, /*first_word=*/4,
+                                                /*median_length=*/25.0, max_length, derive_seed(seed, 0x7f0));
+    LengthBatches plan(padded_lengths(pairs, ids_), LengthBatches::Limit::tokens, batch_tokens_, seed);
+    std::vector<Batch> pool;
+    for (int64_t k = 0; k < plan.batches_per_epoch(); ++k)
+      pool.push_back(to_batch(make_translation_batch(pairs, plan.batch(k), ids_)));
+    return BatchPool(std::move(pool));
+  }
+
+  torch::Device device_{torch::kCPU};
+  int64_t batch_tokens_ = 2048;
+  nn::TransformerConfig config_;
+  SpecialIds ids_{1, 2, 3, 3, true};
+  int64_t warmup_steps_ = 4000, steps_ = 0;
+  double lr_factor_ = 1.0, label_smoothing_ = 0.1;
+  std::string data_description_;
+  nn::Transformer model_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::optional<TranslationBatches> real_data_;
+  BatchPool synthetic_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_transformer() { return std::make_unique<TransformerWorkload>(); }
+
+}  // namespace tbd

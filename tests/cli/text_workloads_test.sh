@@ -1,0 +1,60 @@
+# tbd list and tbd run for the text workloads (seq2seq, transformer, gpt):
+# each runs at tiny scale on synthetic and on real-format data; bad data
+# exits 1 naming file and line; bad usage exits 2.
+source "$(dirname "$0")/lib.sh"
+tiny=(--scale tiny --threads 1 --warmup 1)
+
+# tbd list: domain, unit, default batch, full-scale parameter count.
+expect_exit 0 "seq2seq +machine translation +target tokens +128 +26,935,808" -- list
+expect_exit 0 "transformer +machine translation +target tokens +2048 +60,522,496" -- list
+expect_exit 0 "gpt +language modelling +tokens +8 +124,439,808" -- list
+expect_exit 0 "batch-size counts tokens" -- list transformer
+expect_exit 0 "IWSLT'15 en-vi" -- list seq2seq
+
+# A good tiny run of each, on synthetic data: a valid result with its unit.
+for w in seq2seq transformer gpt; do
+  out="$WORK/$w.json"
+  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --iters 3 --out "$out"
+  json_check "$out" "r['workload']['name'] == '$w' and len(r['iterations']) == 3 and r['partial'] is False"
+  json_check "$out" 'r["throughput"]["samples_per_s"] > 0 and r["model"]["parameters"] > 0'
+done
+json_check "$WORK/seq2seq.json" 'r["throughput"]["unit"] == "target tokens/s"'
+json_check "$WORK/transformer.json" 'r["throughput"]["unit"] == "target tokens/s"'
+json_check "$WORK/gpt.json" 'r["throughput"]["unit"] == "tokens/s"'
+json_check "$WORK/gpt.json" 'r["workload"]["configuration"]["model_flops"]["per_token"] > 0'
+json_check "$WORK/seq2seq.json" '0 < r["workload"]["configuration"]["sentences_per_target_token"] < 1'
+
+# Usage errors: exit 2.
+expect_exit 2 "unknown setting 'heads' for transformer" -- run transformer --set heads=3
+expect_exit 2 "bad value '2' for setting dropout of seq2seq" -- run seq2seq --set dropout=2
+expect_exit 2 "no such folder" -- run seq2seq "${tiny[@]}" --data "$WORK/nodata"
+expect_exit 2 "no such file or folder" -- run gpt "${tiny[@]}" --data "$WORK/nodata"
+
+# Parallel text: a small en-vi corpus trains both translation workloads.
+mkdir -p "$WORK/iwslt"
+for i in $(seq 1 40); do echo "sentence number $i is here"; done > "$WORK/iwslt/train.en"
+for i in $(seq 1 40); do echo "câu số $i ở đây nhé"; done > "$WORK/iwslt/train.vi"
+expect_exit 0 "throughput" -- run seq2seq "${tiny[@]}" --iters 3 --batch-size 8 --data "$WORK/iwslt" --out "$WORK/s.json"
+json_check "$WORK/s.json" 'r["workload"]["configuration"]["data"].split(" -> ")[0].endswith("train.en")'
+expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --iters 3 --batch-size 128 --data "$WORK/iwslt" --set reverse=true --out "$WORK/t.json"
+json_check "$WORK/t.json" 'r["workload"]["configuration"]["data"].split(" -> ")[0].endswith("train.vi")'
+
+# Corrupt parallel text: exit 1 naming the file and the line.
+cp -r "$WORK/iwslt" "$WORK/short"
+head -n 39 "$WORK/iwslt/train.vi" > "$WORK/short/train.vi"
+expect_exit 1 "train.en has 40 lines but .*train.vi has 39; .*train.en:40 has no translation" -- run seq2seq "${tiny[@]}" --data "$WORK/short"
+cp -r "$WORK/iwslt" "$WORK/badutf"
+printf 'ok\n\xff\xfe bad\n' > "$WORK/badutf/train.en"
+head -n 2 "$WORK/iwslt/train.vi" > "$WORK/badutf/train.vi"
+expect_exit 1 "train.en:2: invalid UTF-8" -- run transformer "${tiny[@]}" --data "$WORK/badutf"
+
+# Byte-level text for gpt.
+for i in $(seq 1 30); do echo "plain text line $i for the byte-level language model"; done > "$WORK/book.txt"
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --iters 3 --data "$WORK/book.txt" --out "$WORK/g.json"
+json_check "$WORK/g.json" 'len(r["iterations"]) == 3'
+printf 'line one\nline \xc3\n' > "$WORK/bad.txt"
+expect_exit 1 "bad.txt:2: invalid UTF-8" -- run gpt "${tiny[@]}" --data "$WORK/bad.txt"
+: > "$WORK/empty.txt"
+expect_exit 1 "empty.txt: the file is empty" -- run gpt "${tiny[@]}" --data "$WORK/empty.txt"
+
+finish

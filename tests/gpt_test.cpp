@@ -1,0 +1,142 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+#include "workload_steps.h"
+#include "tbd/core/error.h"
+#include "tbd/data/byte_text.h"
+#include "tbd/nn/gpt.h"
+
+namespace tbd {
+namespace {
+using testing::error_of;
+using testing::TempDir;
+using testing::WorkloadUnderTest;
+
+// Closed form, from the layer shapes: token table V·d, position table T·d;
+// per block two LayerNorms (4d), Q/K/V/output projections (4d² + 4d), MLP
+// d→4d (4d² + 4d) and 4d→d (4d² + d): 12d² + 13d; final LayerNorm 2d. The
+// output projection is the token table (tied), so it adds nothing.
+int64_t gpt_parameters(int64_t v, int64_t t, int64_t layers, int64_t d) {
+  return v * d + t * d + layers * (12 * d * d + 13 * d) + 2 * d;
+}
+
+TEST(Gpt, FullScaleHasExactlyTheGpt2SmallCount) {
+  const auto w = create_workload("gpt");
+  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "gpt")), 124'439'808);
+  EXPECT_EQ(gpt_parameters(50257, 1024, 12, 768), 124'439'808);
+}
+
+TEST(Gpt, TinyCountMatchesTheClosedForm) {
+  nn::GptConfig c;
+  c.vocabulary = 512, c.context = 32, c.layers = 2, c.heads = 2, c.d_model = 32;
+  EXPECT_EQ(count_parameters(*nn::Gpt(c)), gpt_parameters(512, 32, 2, 32));
+  WorkloadUnderTest t("gpt", Scale::tiny, {}, 4);
+  EXPECT_EQ(t.workload->state().parameter_count(), gpt_parameters(512, 32, 2, 32));
+}
+
+TEST(Gpt, SmallScaleSetsUpWithItsClosedFormCount) {
+  WorkloadUnderTest t("gpt", Scale::small, {}, 1);
+  EXPECT_EQ(t.workload->state().parameter_count(), gpt_parameters(50257, 256, 6, 384));
+}
+
+TEST(Gpt, PalmModelFlopsPerToken) {
+  // GPT-2 small: N = 124,439,808 − 1024·768 (position table) = 123,653,376;
+  // 6N = 741,920,256; 12·12·12·64·1024 = 113,246,208.
+  EXPECT_EQ(nn::palm_flops_per_token(123'653'376, 12, 12, 64, 1024), 855'166'464);
+  WorkloadUnderTest t("gpt", Scale::tiny, {}, 4);
+  const auto c = t.workload->configuration();
+  const int64_t n = gpt_parameters(512, 32, 2, 32) - 32 * 32;
+  EXPECT_EQ(c["model_flops"]["N_parameters_without_position_embedding"].get<int64_t>(), n);
+  EXPECT_EQ(c["model_flops"]["per_token"].get<int64_t>(), 6 * n + 12 * 2 * 2 * 16 * 32);
+  EXPECT_EQ(c["model_flops"]["per_iteration"].get<int64_t>(), (6 * n + 12 * 2 * 2 * 16 * 32) * 4 * 32);
+}
+
+TEST(Gpt, TinyStepGivesFiniteLossNearLogVocabulary) {
+  WorkloadUnderTest t("gpt", Scale::tiny, {}, 4);
+  const Batch b = t.workload->next_batch();
+  EXPECT_EQ(b.samples, 4 * 32);
+  EXPECT_EQ(b.inputs[0].sizes(), (std::vector<int64_t>{4, 32}));
+  // Targets are the inputs shifted by one position.
+  EXPECT_TRUE(torch::equal(b.inputs[0].narrow(1, 1, 31), b.targets[0].narrow(1, 0, 31)));
+  const double loss = t.step(b);
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_NEAR(loss, std::log(512.0), 0.5);  // N(0, 0.02) weights: nearly uniform predictions
+}
+
+TEST(Gpt, LossFallsOnOneFixedBatch) {
+  WorkloadUnderTest t("gpt", Scale::tiny, {{"lr", "0.003"}}, 8);
+  const auto losses = t.train_on_one_batch(30);
+  EXPECT_LT(losses.back(), losses.front() - 1.0) << losses.front() << " -> " << losses.back();
+}
+
+TEST(Gpt, AttentionIsCausal) {
+  nn::GptConfig c;
+  c.vocabulary = 64, c.context = 16, c.layers = 2, c.heads = 2, c.d_model = 16, c.dropout = 0.0;
+  nn::Gpt model(c);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  auto ids = torch::randint(64, {1, 16}, torch::kInt64);
+  auto changed = ids.clone();
+  changed[0][10] = (ids[0][10].item<int64_t>() + 1) % 64;
+  const auto a = model->forward(ids), b = model->forward(changed);
+  EXPECT_TRUE(torch::allclose(a.narrow(1, 0, 10), b.narrow(1, 0, 10)));  // the past ignores the future
+  EXPECT_FALSE(torch::allclose(a.narrow(1, 10, 1), b.narrow(1, 10, 1)));
+}
+
+// The workload decays parameters with dim ≥ 2; those left out must be
+// exactly the biases and LayerNorm parameters.
+TEST(Gpt, UndecayedParametersAreBiasesAndNorms) {
+  nn::GptConfig c;
+  c.vocabulary = 512, c.context = 32, c.layers = 2, c.heads = 2, c.d_model = 32;
+  int64_t matrices = 0, vectors = 0;
+  for (const auto& p : nn::Gpt(c)->parameters()) (p.dim() >= 2 ? matrices : vectors) += p.numel();
+  // Vectors: per block 2 LayerNorms (4d) + 4 attention biases (4d) + MLP biases (4d + d); final LayerNorm 2d.
+  EXPECT_EQ(vectors, 2 * (13 * 32) + 2 * 32);
+  EXPECT_EQ(matrices + vectors, gpt_parameters(512, 32, 2, 32));
+}
+
+TEST(ByteText, ReadsFilesAsBytesWithEndOfText) {
+  TempDir dir;
+  std::string text = "h\xC3\xA9llo\n";  // "héllo": é is two bytes
+  testing::write_bytes(dir / "docs/a.txt", std::vector<uint8_t>(text.begin(), text.end()));
+  testing::write_bytes(dir / "docs/b.txt", {'o', 'k'});
+  testing::write_bytes(dir / "docs/.hidden", {0xFF});
+  const auto tokens = read_byte_tokens(dir / "docs", 511);
+  const std::vector<int32_t> expected = {'h', 0xC3, 0xA9, 'l', 'l', 'o', '\n', 511, 'o', 'k', 511};
+  EXPECT_EQ(tokens, expected);
+  EXPECT_EQ(read_byte_tokens(dir / "docs/b.txt", 9), (std::vector<int32_t>{'o', 'k', 9}));
+}
+
+TEST(ByteText, RejectsBadFilesNamingFileAndLine) {
+  TempDir dir;
+  testing::write_bytes(dir / "bad.txt", {'a', '\n', 'b', '\n', 'c', 0xC3, '\n'});  // truncated 2-byte sequence
+  EXPECT_NE(error_of<Error>([&] { read_byte_tokens(dir / "bad.txt", 511); }).find("bad.txt:3: invalid UTF-8"),
+            std::string::npos);
+  testing::write_bytes(dir / "empty.txt", {});
+  EXPECT_NE(error_of<Error>([&] { read_byte_tokens(dir / "empty.txt", 511); }).find("empty.txt: the file is empty"),
+            std::string::npos);
+  EXPECT_NE(error_of<UsageError>([&] { read_byte_tokens(dir / "missing", 511); }).find("no such file"),
+            std::string::npos);
+  testing::write_bytes(dir / "short.txt", {'a', 'b'});
+  auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(dir / "short.txt", 511));
+  EXPECT_NE(error_of<Error>([&] { TokenWindows(tokens, 2, 32, 1, 1, dir / "short.txt"); })
+                .find("fewer than one window of 33"),
+            std::string::npos);
+}
+
+TEST(ByteText, GptTrainsOnATextFile) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += "the quick brown fox jumps over the lazy dog\n";
+  testing::write_bytes(dir / "corpus.txt", std::vector<uint8_t>(text.begin(), text.end()));
+  WorkloadUnderTest t("gpt", Scale::tiny, {}, 4, c10::ScalarType::Float, dir / "corpus.txt");
+  const Batch b = t.workload->next_batch();
+  EXPECT_EQ(b.samples, 4 * 32);
+  EXPECT_LE(b.inputs[0].max().item<int64_t>(), 511);
+  EXPECT_TRUE(std::isfinite(t.step(b)));
+}
+
+}  // namespace
+}  // namespace tbd
