@@ -8,5 +8,6 @@
 namespace tbd {
 
 std::unique_ptr<Workload> make_resnet50();
+std::unique_ptr<Workload> make_ncf();
 
 }  // namespace tbd
