@@ -8,6 +8,7 @@ const std::vector<RegistryEntry>& workload_registry() {
   static const std::vector<RegistryEntry> entries = {
       {"resnet50", make_resnet50},
       {"ncf", make_ncf},
+      {"dlrm", make_dlrm},
   };
   return entries;
 }

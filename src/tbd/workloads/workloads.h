@@ -9,5 +9,6 @@ namespace tbd {
 
 std::unique_ptr<Workload> make_resnet50();
 std::unique_ptr<Workload> make_ncf();
+std::unique_ptr<Workload> make_dlrm();
 
 }  // namespace tbd
