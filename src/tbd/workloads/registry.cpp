@@ -7,6 +7,7 @@ namespace tbd {
 const std::vector<RegistryEntry>& workload_registry() {
   static const std::vector<RegistryEntry> entries = {
       {"resnet50", make_resnet50},
+      {"deepspeech2", make_deepspeech2},
       {"ncf", make_ncf},
       {"dlrm", make_dlrm},
   };

@@ -8,6 +8,7 @@
 namespace tbd {
 
 std::unique_ptr<Workload> make_resnet50();
+std::unique_ptr<Workload> make_deepspeech2();
 std::unique_ptr<Workload> make_ncf();
 std::unique_ptr<Workload> make_dlrm();
 
