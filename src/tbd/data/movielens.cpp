@@ -1,0 +1,142 @@
+#include "tbd/data/movielens.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <unordered_map>
+
+#include <random>
+
+#include "tbd/core/error.h"
+#include "tbd/core/rng.h"
+
+namespace tbd {
+namespace {
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (;;) {
+    const auto end = line.find(sep, start);
+    fields.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return fields;
+    start = end + 1;
+  }
+}
+
+bool parse_int(const std::string& s, int64_t& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+bool parse_real(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return *end == '\0';
+}
+
+// Dense indices 0..n-1 for the distinct raw ids, in increasing raw order.
+int64_t densify(std::vector<int64_t>& ids) {
+  std::vector<int64_t> distinct = ids;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::unordered_map<int64_t, int64_t> index;
+  index.reserve(distinct.size());
+  for (size_t i = 0; i < distinct.size(); ++i) index.emplace(distinct[i], static_cast<int64_t>(i));
+  for (auto& id : ids) id = index.at(id);
+  return static_cast<int64_t>(distinct.size());
+}
+
+}  // namespace
+
+MovieLensRatings::MovieLensRatings(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--data " + path + ": no such file (expected a MovieLens ratings.csv)");
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto f = split(line, ',');
+    const std::string where = path + ":" + std::to_string(number);
+    int64_t user = 0, item = 0, timestamp = 0;
+    if (number == 1 && !f.empty() && !parse_int(f[0], user)) continue;  // the header
+    if (f.size() != 4)
+      throw Error(where + ": expected 4 comma-separated fields `user,item,rating,timestamp`, got " +
+                  std::to_string(f.size()));
+    if (!parse_int(f[0], user) || user < 0) throw Error(where + ": bad user id '" + f[0] + "'");
+    if (!parse_int(f[1], item) || item < 0) throw Error(where + ": bad item id '" + f[1] + "'");
+    if (!parse_real(f[2])) throw Error(where + ": bad rating '" + f[2] + "'");
+    if (!parse_int(f[3], timestamp)) throw Error(where + ": bad timestamp '" + f[3] + "'");
+    user_.push_back(user);
+    item_.push_back(item);
+  }
+  if (user_.empty()) throw Error(path + ": no ratings in the file");
+  users_ = densify(user_);
+  items_ = densify(item_);
+
+  // Per-user sorted item lists, for the negative sampler's membership test.
+  user_begin_.assign(static_cast<size_t>(users_ + 1), 0);
+  for (int64_t u : user_) ++user_begin_[static_cast<size_t>(u + 1)];
+  for (size_t u = 1; u < user_begin_.size(); ++u) user_begin_[u] += user_begin_[u - 1];
+  rated_items_.resize(user_.size());
+  std::vector<int64_t> fill(user_begin_.begin(), user_begin_.end() - 1);
+  for (size_t i = 0; i < user_.size(); ++i)
+    rated_items_[static_cast<size_t>(fill[static_cast<size_t>(user_[i])]++)] = item_[i];
+  for (int64_t u = 0; u < users_; ++u)
+    std::sort(rated_items_.begin() + user_begin_[static_cast<size_t>(u)],
+              rated_items_.begin() + user_begin_[static_cast<size_t>(u + 1)]);
+}
+
+bool MovieLensRatings::rated(int64_t user, int64_t item) const {
+  const auto b = rated_items_.begin() + user_begin_[static_cast<size_t>(user)];
+  const auto e = rated_items_.begin() + user_begin_[static_cast<size_t>(user + 1)];
+  return std::binary_search(b, e, item);
+}
+
+InteractionBatches::InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings,
+                                       int64_t batch_size, int64_t negatives, uint64_t seed, int workers)
+    : ratings_(std::move(ratings)),
+      batch_size_(batch_size),
+      negatives_(negatives),
+      seed_(seed),
+      order_(ratings_->size(), seed),
+      prefetcher_([this](int64_t b) { return make(b); }, workers, 2 * workers) {}
+
+InteractionBatch InteractionBatches::make(int64_t batch_index) {
+  InteractionBatch b;
+  b.users = torch::empty({batch_size_}, torch::kInt64);
+  b.items = torch::empty({batch_size_}, torch::kInt64);
+  b.labels = torch::empty({batch_size_});
+  auto users = b.users.accessor<int64_t, 1>();
+  auto items = b.items.accessor<int64_t, 1>();
+  auto labels = b.labels.accessor<float, 1>();
+  std::uniform_int_distribution<int64_t> any_item(0, ratings_->items() - 1);
+  for (int64_t i = 0; i < batch_size_; ++i) {
+    const int64_t position = batch_index * batch_size_ + i;
+    const int64_t positive = order_.item(position / (1 + negatives_));
+    const int64_t user = ratings_->user(positive);
+    users[i] = user;
+    if (position % (1 + negatives_) == 0) {
+      items[i] = ratings_->item(positive);
+      labels[i] = 1;
+      continue;
+    }
+    // Rejection sampling; a user who rated (nearly) every item keeps the
+    // last draw rather than loop forever.
+    std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(position)));
+    int64_t item = any_item(rng);
+    for (int attempt = 0; attempt < 100 && ratings_->rated(user, item); ++attempt) item = any_item(rng);
+    items[i] = item;
+    labels[i] = 0;
+  }
+  return b;
+}
+
+}  // namespace tbd

@@ -1,0 +1,203 @@
+// deepspeech2: Deep Speech 2 (Amodei et al. 2016) trained with CTC over 29
+// characters on variable-length utterances; SGD with Nesterov momentum and
+// gradient-norm clipping, as deepspeech.pytorch.
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/sgd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "tbd/core/rng.h"
+#include "tbd/data/batch_pool.h"
+#include "tbd/data/librispeech.h"
+#include "tbd/data/spectrogram.h"
+#include "tbd/nn/deepspeech2.h"
+#include "tbd/workloads/workloads.h"
+
+namespace tbd {
+namespace {
+
+struct ScaleShape {
+  nn::DeepSpeech2Config model;
+  double min_seconds, max_seconds;  // synthetic utterance durations
+};
+
+ScaleShape shape_for(Scale scale) {
+  ScaleShape s{{}, 4.0, 16.0};  // full: 7 × 1760 GRUs; LibriSpeech-like 4–16 s utterances
+  if (scale == Scale::small) {
+    s.model.rnn_layers = 3;  // 12.2M parameters instead of 256M: trainable on a CPU
+    s.model.rnn_hidden = 512;
+    s.min_seconds = 1.0;
+    s.max_seconds = 4.0;
+  } else if (scale == Scale::tiny) {
+    s.model.conv_channels = 8;
+    s.model.rnn_layers = 2;
+    s.model.rnn_hidden = 32;
+    s.min_seconds = 0.2;
+    s.max_seconds = 0.5;
+  }
+  return s;
+}
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kCharactersPerSecond = 14.0;  // LibriSpeech's read speech, roughly
+
+class DeepSpeech2 final : public Workload {
+ public:
+  const WorkloadInfo& info() const override {
+    static const WorkloadInfo info{
+        "deepspeech2",
+        "speech recognition",
+        "Deep Speech 2: 2 conv + 7 bidirectional GRU x 1760, CTC over 29 characters (Amodei et al. 2016)",
+        "LibriSpeech-like: synthetic audio, or a LibriSpeech-style folder (--data DIR: *.trans.txt, "
+        "FLAC/WAV at 16 kHz)",
+        "utterances",
+        8,
+        {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
+         real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
+         real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")}};
+    return info;
+  }
+
+  int64_t full_scale_parameters(const Settings&) const override {
+    return nn::deepspeech2_parameters(shape_for(Scale::full).model);  // closed form: 256M, 1 GB
+  }
+
+  void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
+    device_ = device;
+    shape_ = shape_for(options.scale);
+    max_grad_norm_ = settings.real("max_grad_norm");
+    if (!options.data_path.empty()) {
+      auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
+      real_data_.emplace(folder, options.batch_size, options.seed, options.data_workers);
+    } else {
+      make_synthetic(options.batch_size, options.seed);
+    }
+    model_ = nn::DeepSpeech2(shape_.model);
+    model_->to(device);
+    model_->train();
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        model_->parameters(),
+        torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true));
+  }
+
+  Batch next_batch() override {
+    double seconds = 0;
+    Batch batch;
+    if (real_data_) {
+      batch = to_batch(real_data_->next(), seconds);
+    } else {
+      batch = pool_[next_ % pool_.size()];
+      seconds = pool_seconds_[next_ % pool_.size()];
+      ++next_;
+    }
+    audio_seconds_ += seconds;
+    utterances_ += batch.samples;
+    return batch;
+  }
+
+  StepOutput step(const Batch& batch, Phases& phases) override {
+    auto forward = phases.forward();
+    auto [log_probs, out_lengths] = model_->forward(batch.inputs[0], batch.inputs[1]);
+    // Summed over the batch then divided by its size, as deepspeech.pytorch;
+    // an impossible alignment counts zero instead of poisoning the step.
+    auto loss = torch::nn::functional::ctc_loss(
+                    log_probs.to(torch::kFloat), batch.targets[0], out_lengths, batch.targets[1],
+                    torch::nn::functional::CTCLossFuncOptions().reduction(torch::kSum).zero_infinity(true)) /
+                static_cast<double>(batch.samples);
+    forward.end();
+    phases.backward(loss);
+    // Clipping is part of the update, so it is timed as the optimizer phase.
+    auto update = phases.optimizer_scope();
+    if (max_grad_norm_ > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), max_grad_norm_);
+    optimizer_->step();
+    optimizer_->zero_grad(true);
+    return {loss.detach()};
+  }
+
+  ParameterSet state() const override {
+    ParameterSet s;
+    s.add(*model_);
+    if (optimizer_) s.add(*optimizer_);
+    return s;
+  }
+
+  // Audio seconds per second = samples_per_s × audio_seconds_per_utterance
+  // (the mean over every batch handed out in this run).
+  nlohmann::json configuration() const override {
+    return {{"frequency_bins", shape_.model.frequency_bins},
+            {"rnn_layers", shape_.model.rnn_layers},
+            {"rnn_hidden", shape_.model.rnn_hidden},
+            {"conv_channels", shape_.model.conv_channels},
+            {"classes", shape_.model.classes},
+            {"audio_seconds_per_utterance",
+             utterances_ > 0 ? audio_seconds_ / static_cast<double>(utterances_) : 0.0}};
+  }
+
+ private:
+  Batch to_batch(const SpeechBatch& s, double& seconds) const {
+    Batch b;
+    // Lengths stay on the CPU: packing and CTC read them there.
+    b.inputs = {to_device(s.features, device_), s.frames};
+    b.targets = {to_device(s.targets, device_), s.target_lengths};
+    b.samples = s.frames.size(0);
+    seconds = s.audio_seconds;
+    return b;
+  }
+
+  // Audio-like waveforms put through the same spectrogram as real audio: a
+  // voiced source (a slowly gliding 100–250 Hz pitch with five decaying
+  // harmonics) under a 4 Hz syllable envelope, plus noise; durations spread
+  // uniformly over the scale's range; transcripts of random characters at
+  // about 14 per second.
+  void make_synthetic(int64_t batch_size, uint64_t seed) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xa0d10));
+    auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * torch::rand({1}, gen).item<double>(); };
+    for (int i = 0; i < 4; ++i) {
+      std::vector<torch::Tensor> spectrograms;
+      std::vector<std::vector<int64_t>> transcripts;
+      double seconds = 0;
+      for (int64_t u = 0; u < batch_size; ++u) {
+        const double duration = uniform(shape_.min_seconds, shape_.max_seconds);
+        const int64_t n = static_cast<int64_t>(duration * kSpeechSampleRate);
+        seconds += static_cast<double>(n) / kSpeechSampleRate;
+        auto t = torch::arange(n, torch::kDouble) / static_cast<double>(kSpeechSampleRate);
+        auto pitch = uniform(100, 250) * (1 + 0.05 * torch::sin(2 * kPi * 0.5 * t));
+        auto phase = 2 * kPi * torch::cumsum(pitch, 0) / static_cast<double>(kSpeechSampleRate);
+        auto wave = torch::zeros({n}, torch::kDouble);
+        for (int h = 1; h <= 5; ++h) wave += torch::sin(h * phase) / h;
+        auto envelope = 0.5 * (1 + torch::sin(2 * kPi * 4.0 * t + uniform(0, 2 * kPi)));
+        wave = wave * envelope + 0.01 * torch::randn({n}, gen, torch::kDouble);
+        spectrograms.push_back(log_spectrogram(wave.to(torch::kFloat)));
+        const int64_t chars = std::max<int64_t>(1, std::lround(duration * kCharactersPerSecond));
+        auto ids = torch::randint(1, shape_.model.classes, {chars}, gen, torch::kInt64);
+        transcripts.emplace_back(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + chars);
+      }
+      double unused = 0;
+      pool_.push_back(to_batch(collate_speech(spectrograms, transcripts, seconds), unused));
+      pool_seconds_.push_back(seconds);
+    }
+  }
+
+  torch::Device device_{torch::kCPU};
+  ScaleShape shape_;
+  double max_grad_norm_ = 400;
+  nn::DeepSpeech2 model_{nullptr};
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::optional<LibriSpeechBatches> real_data_;
+  std::vector<Batch> pool_;  // synthetic batches, resident on the device, handed out in turn
+  std::vector<double> pool_seconds_;
+  size_t next_ = 0;
+  double audio_seconds_ = 0;
+  int64_t utterances_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_deepspeech2() { return std::make_unique<DeepSpeech2>(); }
+
+}  // namespace tbd

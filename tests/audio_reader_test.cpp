@@ -1,0 +1,186 @@
+// FLAC/WAV through libsndfile, and LibriSpeech-style folders. The files are
+// written with libsndfile's own writer (write_audio), then read back. Built
+// without libsndfile, only the "says so" test runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
+#include "workload_steps.h"
+#include "tbd/core/error.h"
+#include "tbd/data/audio_file.h"
+#include "tbd/data/librispeech.h"
+
+namespace tbd {
+namespace {
+using testing::error_of;
+using testing::TempDir;
+
+// Skips the test when tbd was built without libsndfile.
+#define REQUIRE_SNDFILE() \
+  if (!audio_support_built()) GTEST_SKIP() << "built without libsndfile"
+
+constexpr auto kWav = AudioFormat::wav;
+constexpr auto kFlac = AudioFormat::flac;
+
+// A tone of `seconds` at `rate` Hz, `channels` channels (channel c scaled by 1/(c+1)).
+std::vector<float> write_tone(const std::string& path, AudioFormat format, int rate, double seconds,
+                              int channels = 1) {
+  const auto frames = static_cast<size_t>(seconds * rate);
+  std::vector<float> mono(frames), interleaved(frames * static_cast<size_t>(channels));
+  for (size_t i = 0; i < frames; ++i) {
+    mono[i] = 0.5f * static_cast<float>(std::sin(2 * 3.14159265358979 * 440.0 * static_cast<double>(i) / rate));
+    for (int c = 0; c < channels; ++c) interleaved[i * static_cast<size_t>(channels) + static_cast<size_t>(c)] = mono[i] / static_cast<float>(c + 1);
+  }
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  write_audio(path, interleaved, rate, channels, format);
+  return mono;
+}
+
+TEST(AudioFile, WavAndFlacRoundTrip) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  for (AudioFormat format : {kWav, kFlac}) {
+    const std::string path = dir / (format == kWav ? "a.wav" : "a.flac");
+    const auto written = write_tone(path, format, 16000, 0.25);
+    const auto info = audio_info(path);
+    EXPECT_EQ(info.frames, 4000);
+    EXPECT_EQ(info.sample_rate, 16000);
+    const auto read = read_audio(path, 16000);
+    ASSERT_EQ(read.size(), written.size());
+    double worst = 0;
+    for (size_t i = 0; i < read.size(); ++i) worst = std::max(worst, std::abs(double(read[i]) - written[i]));
+    EXPECT_LT(worst, 1e-4) << path;  // 16-bit quantisation
+  }
+}
+
+TEST(AudioFile, StereoIsMixedToMono) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  const auto mono = write_tone(dir / "s.wav", kWav, 16000, 0.1, 2);
+  const auto read = read_audio(dir / "s.wav", 16000);
+  ASSERT_EQ(read.size(), mono.size());
+  EXPECT_NEAR(read[100], 0.75 * mono[100], 1e-4);  // (x + x/2) / 2
+}
+
+TEST(AudioFile, OtherSampleRatesAreRefusedClearly) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_tone(dir / "cd.flac", kFlac, 44100, 0.1);
+  const std::string e = error_of<Error>([&] { read_audio(dir / "cd.flac", 16000); });
+  EXPECT_NE(e.find(dir / "cd.flac" + ": sample rate 44100 Hz, but 16000 Hz is needed"), std::string::npos) << e;
+}
+
+TEST(AudioFile, CorruptAndTruncatedFilesNameTheFile) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  testing::write_bytes(dir / "noise.wav", std::vector<uint8_t>(500, 0x5a));
+  std::string e = error_of<Error>([&] { read_audio(dir / "noise.wav", 16000); });
+  EXPECT_NE(e.find(dir / "noise.wav" + ": not readable audio"), std::string::npos) << e;
+
+  // Headers cut short, and a FLAC stream cut in the middle of its frames.
+  for (const char* name : {"t.wav", "t.flac"}) {
+    write_tone(dir / name, std::string(name) == "t.wav" ? kWav : kFlac, 16000, 1.0);
+    const auto size = std::filesystem::file_size(dir / name);
+    std::filesystem::copy_file(dir / name, dir / (std::string("head_") + name));
+    std::filesystem::resize_file(dir / (std::string("head_") + name), 20);
+    e = error_of<Error>([&] { read_audio(dir / (std::string("head_") + name), 16000); });
+    EXPECT_NE(e.find("head_" + std::string(name) + ": "), std::string::npos) << e;
+    if (std::string(name) == "t.flac") {
+      std::filesystem::resize_file(dir / name, size / 2);
+      e = error_of<Error>([&] { read_audio(dir / name, 16000); });
+      EXPECT_NE(e.find(dir / name + ": truncated or corrupt audio"), std::string::npos) << e;
+    }
+  }
+  e = error_of<Error>([&] { read_audio(dir / "missing.flac", 16000); });
+  EXPECT_NE(e.find("missing.flac"), std::string::npos) << e;
+}
+
+// LibriSpeech layout: speaker/chapter/speaker-chapter.trans.txt beside the audio.
+void write_corpus(const TempDir& dir) {
+  write_tone(dir / "19/198/19-198-0000.flac", kFlac, 16000, 0.4);
+  write_tone(dir / "19/198/19-198-0001.wav", kWav, 16000, 0.3);
+  std::ofstream(dir / "19/198/19-198.trans.txt") << "19-198-0000 HELLO WORLD\n19-198-0001 it's ok\n";
+}
+
+TEST(LibriSpeech, FolderIsScannedWithTranscripts) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  LibriSpeechFolder folder(dir.path().string());
+  ASSERT_EQ(folder.size(), 2);
+  EXPECT_NE(folder.utterance(0).audio_path.find("19-198-0000.flac"), std::string::npos);
+  // H=9, E=6, L=13, O=16, space=28 in "_'ABC…Z ".
+  EXPECT_EQ(folder.utterance(0).transcript,
+            (std::vector<int64_t>{9, 6, 13, 13, 16, 28, 24, 16, 19, 13, 5}));
+  EXPECT_EQ(folder.utterance(1).transcript.size(), 7u);  // lower case folds to upper
+  EXPECT_EQ(folder.utterance(1).transcript[2], 1);       // the apostrophe
+}
+
+TEST(LibriSpeech, BatchesCarrySpectrogramsAndTranscripts) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  LibriSpeechBatches batches(std::make_shared<const LibriSpeechFolder>(dir.path().string()), 2, 1, 1);
+  const auto b = batches.next();
+  EXPECT_EQ(b.features.size(2), 161);
+  EXPECT_EQ(b.features.size(3), 41);  // 0.4 s: 6400 samples / 160 + 1
+  EXPECT_EQ(b.frames.sum().item<int64_t>(), 41 + 31);
+  EXPECT_EQ(b.target_lengths.sum().item<int64_t>(), 11 + 7);
+  EXPECT_NEAR(b.audio_seconds, 0.7, 1e-9);
+}
+
+TEST(LibriSpeech, BadTranscriptsNameFileAndLine) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  const std::string t = dir / "19/198/19-198.trans.txt";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"19-198-0000 HELLO\n19-198-0001\n", t + ":2: expected `ID TEXT`"},
+      {"19-198-0000 HELLO 42\n", t + ":1: character '4' is not in the alphabet"},
+      {"19-198-0000 HELLO\n\n19-198-0009 GONE\n", t + ":3: no audio file 19-198-0009.flac or 19-198-0009.wav"},
+  };
+  for (const auto& [text, message] : cases) {
+    std::ofstream(t) << text;
+    const std::string e = error_of<Error>([&] { LibriSpeechFolder f(dir.path().string()); });
+    EXPECT_NE(e.find(message), std::string::npos) << e;
+  }
+  TempDir empty;
+  EXPECT_NE(error_of<UsageError>([&] { LibriSpeechFolder f(empty.path().string()); }).find("no utterances"),
+            std::string::npos);
+  EXPECT_NE(error_of<UsageError>([&] { LibriSpeechFolder f(empty / "nowhere"); }).find("no such folder"),
+            std::string::npos);
+}
+
+TEST(LibriSpeech, UnreadableAudioNamesTheFileWhenBatched) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  testing::write_bytes(dir / "19/198/19-198-0001.wav", std::vector<uint8_t>(300, 7));
+  LibriSpeechBatches batches(std::make_shared<const LibriSpeechFolder>(dir.path().string()), 2, 1, 1);
+  const std::string e = error_of<Error>([&] { batches.next(); });
+  EXPECT_NE(e.find("19-198-0001.wav: not readable audio"), std::string::npos) << e;
+}
+
+TEST(LibriSpeech, DeepSpeech2TrainsOnAFolder) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  testing::WorkloadUnderTest t("deepspeech2", Scale::tiny, {}, 2, c10::ScalarType::Float, dir.path().string());
+  const auto losses = t.train_on_one_batch(2);
+  EXPECT_TRUE(std::isfinite(losses[1]));
+  EXPECT_NEAR(t.workload->configuration()["audio_seconds_per_utterance"].get<double>(), 0.35, 1e-9);
+}
+
+TEST(AudioFile, WithoutLibsndfileTheFormatSaysSo) {
+  if (audio_support_built()) GTEST_SKIP() << "built with libsndfile";
+  EXPECT_NE(error_of<Error>([] { read_audio("x.flac", 16000); }).find("without libsndfile"), std::string::npos);
+  TempDir dir;
+  EXPECT_NE(error_of<UsageError>([&] { LibriSpeechFolder f(dir.path().string()); }).find("without libsndfile"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace tbd
