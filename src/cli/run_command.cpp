@@ -21,7 +21,7 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu";
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops";
   std::vector<std::string> settings;
 };
 
@@ -82,7 +82,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--min-time", o.min_time, "Seconds per repetition (at least)")->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "Repetitions of the measured window")->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
-  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs): time,data,cpu")
+  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs), or `all` for every one")
       ->capture_default_str();
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
@@ -93,7 +93,8 @@ Command add_run_command(CLI::App& app) {
 
   return {cmd, [a]() {
             const RunOptions options = resolve(*a);
-            const auto probes = split_commas(a->probes);
+            // `all` expands to every probe this build knows.
+            const auto probes = a->probes == "all" ? probe_names() : split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
             install_interrupt_handler();
             const RunOutcome outcome = run_benchmark(options, probes);
