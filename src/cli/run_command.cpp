@@ -21,7 +21,7 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops";
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops,memory";
   std::vector<std::string> settings;
 };
 

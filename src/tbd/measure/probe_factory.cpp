@@ -2,18 +2,20 @@
 #include "tbd/measure/cpu_probe.h"
 #include "tbd/measure/data_probe.h"
 #include "tbd/measure/flops_probe.h"
+#include "tbd/measure/memory_probe.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/time_probe.h"
 
 namespace tbd {
 
-std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops"}; }
+std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops", "memory"}; }
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
   if (name == "data") return std::make_unique<DataProbe>();
   if (name == "cpu") return std::make_unique<CpuProbe>();
   if (name == "flops") return std::make_unique<FlopsProbe>();
+  if (name == "memory") return std::make_unique<MemoryProbe>();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown probe '" + name + "'; known probes: " + known);

@@ -90,6 +90,7 @@ IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool me
   const auto t0 = Clock::now();
   Batch batch = s.workload->next_batch();
   r.data_wait_s = seconds_since(t0);
+  for (auto& p : s.probes) p->on_batch(batch);
   StepOutput out = s.workload->step(batch, *s.phases);
   r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
   synchronize(s.device);
