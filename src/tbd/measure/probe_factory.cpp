@@ -3,12 +3,13 @@
 #include "tbd/measure/data_probe.h"
 #include "tbd/measure/flops_probe.h"
 #include "tbd/measure/memory_probe.h"
+#include "tbd/measure/ops_probe.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/time_probe.h"
 
 namespace tbd {
 
-std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops", "memory"}; }
+std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops", "memory", "ops"}; }
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
@@ -16,6 +17,7 @@ std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "cpu") return std::make_unique<CpuProbe>();
   if (name == "flops") return std::make_unique<FlopsProbe>();
   if (name == "memory") return std::make_unique<MemoryProbe>();
+  if (name == "ops") return std::make_unique<OpsProbe>();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown probe '" + name + "'; known probes: " + known);
