@@ -6,6 +6,11 @@
 #include "tbd/core/workload.h"
 #include "tbd/measure/memory_probe.h"
 #include "tbd/measure/runner.h"
+#include "tbd/measure/trace_probe.h"
+
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace tbd {
 namespace {
@@ -135,11 +140,35 @@ TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
   EXPECT_EQ(tl.at("t_s").size(), tl.at("bytes").at("weights").size());
 }
 
-TEST(MemoryProbe, KinetoProfilerStillStartsWhileInstalled) {
+TEST(MemoryProbe, LeavesTheProfilerStateAsItFoundIt) {
   MemoryProbe probe;
   probe.start({}, {}, {}, c10::kCPU);
+  // Installed, it reports no profiler as running ...
   EXPECT_FALSE(torch::profiler::impl::profilerEnabled());
   probe.stop();
+  // ... and once stopped, Kineto starts and stops normally on this thread.
+  const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto_" + std::to_string(getpid()) + ".json");
+  TraceRecorder recorder(file.string(), c10::kCPU);
+  recorder.start();
+  torch::mm(torch::randn({4, 4}), torch::randn({4, 4}));
+  EXPECT_NO_THROW(recorder.stop_and_save());
+  EXPECT_TRUE(std::filesystem::exists(file));
+  std::filesystem::remove(file);
+}
+
+TEST(MemoryProbe, NotAvailableWhenAnotherProfilerHoldsTheState) {
+  const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto2_" + std::to_string(getpid()) + ".json");
+  TraceRecorder recorder(file.string(), c10::kCPU);
+  recorder.start();
+  MemoryProbe probe;
+  probe.start({}, {}, {}, c10::kCPU);  // steps aside instead of displacing Kineto
+  nlohmann::json result;
+  probe.contribute(result);
+  EXPECT_TRUE(result["memory"]["peak_bytes"].is_null());
+  EXPECT_NE(result["memory"]["not_available"].get<std::string>().find("another profiler"), std::string::npos);
+  probe.stop();
+  EXPECT_NO_THROW(recorder.stop_and_save());
+  std::filesystem::remove(file);
 }
 
 }  // namespace

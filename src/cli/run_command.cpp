@@ -13,6 +13,7 @@
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
+#include "tbd/measure/trace_probe.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/summary.h"
 
@@ -23,6 +24,7 @@ struct RunArgs {
   RunOptions options;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops,memory";
   std::vector<std::string> settings;
+  TraceRequest trace;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -85,6 +87,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs), or `all` for every one")
       ->capture_default_str();
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
+  cmd->add_option("--trace", a->trace.path,
+                  "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");
+  cmd->add_option("--trace-iters", a->trace.iterations, "Iterations in the --trace file")->capture_default_str();
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
   cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
   cmd->footer(
@@ -96,8 +101,10 @@ Command add_run_command(CLI::App& app) {
             // `all` expands to every probe this build knows.
             const auto probes = a->probes == "all" ? probe_names() : split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
+            if (!a->trace.path.empty()) check_trace_path(a->trace.path);
+            if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             install_interrupt_handler();
-            const RunOutcome outcome = run_benchmark(options, probes);
+            const RunOutcome outcome = run_benchmark(options, probes, a->trace);
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);

@@ -313,11 +313,22 @@ void MemoryProbe::set_optimizer_state_source(std::function<std::vector<at::Tenso
 }
 
 void MemoryProbe::on_run_start(const RunContext& ctx) {
-  Workload* workload = &ctx.workload;
+  workload_ = &ctx.workload;
+  device_obj_ = ctx.device;
+  Workload* workload = workload_;
   optimizer_state_source_ = [workload] { return workload->state().optimizer_state; };
-  const ParameterSet s = ctx.workload.state();
-  start(s.weights, s.buffers, s.optimizer_state, ctx.device);
 }
+
+// The reporter holds the thread's profiler state only while a measured
+// window runs: Kineto refuses to start while any profiler state is installed,
+// and the --trace iterations run after the windows.
+void MemoryProbe::on_window_begin(int) {
+  if (!workload_ || !not_available_.empty()) return;
+  const ParameterSet s = workload_->state();
+  start(s.weights, s.buffers, s.optimizer_state, device_obj_);
+}
+
+void MemoryProbe::on_window_end(int) { stop(); }
 
 void MemoryProbe::on_iteration_begin(bool measured) { tracker_->set_measuring(measured); }
 

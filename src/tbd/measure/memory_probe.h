@@ -46,6 +46,8 @@ class MemoryProbe : public Probe {
   ~MemoryProbe() override;
   std::string name() const override { return "memory"; }
   void on_run_start(const RunContext& ctx) override;
+  void on_window_begin(int repetition) override;
+  void on_window_end(int repetition) override;
   void on_iteration_begin(bool measured) override;
   void on_batch(const Batch& batch) override;
   void on_iteration_end(const IterationRecord& r) override;
@@ -73,6 +75,8 @@ class MemoryProbe : public Probe {
   std::shared_ptr<MemoryTracker> tracker_;
   std::shared_ptr<void> reporter_;  // the installed debug info, kept alive until stop()
   std::function<std::vector<at::Tensor>()> optimizer_state_source_;
+  Workload* workload_ = nullptr;
+  c10::Device device_obj_{c10::kCPU};
   bool installed_ = false;
   std::string device_, not_available_;
   // Weights and optimizer state the probe recognises; gradients are read off

@@ -20,6 +20,7 @@
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/statistics.h"
+#include "tbd/measure/trace_probe.h"
 
 namespace tbd {
 namespace {
@@ -131,7 +132,8 @@ bool settled(const std::deque<double>& recent) {
 
 }  // namespace
 
-RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list) {
+RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list,
+                         const TraceRequest& trace) {
   validate(requested);
   Session s;
   s.options = requested;
@@ -202,6 +204,14 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       }
       for (auto& p : s.probes) p->on_window_end(rep);
     }
+    if (!trace.path.empty() && !partial) {
+      TraceRecorder recorder(trace.path, s.device);
+      recorder.start();
+      for (int i = 0; i < trace.iterations; ++i) run_iteration(s, -1, i, false);
+      result["trace"] = recorder.stop_and_save();
+      result["trace"]["iterations"] = trace.iterations;
+      result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+    }
     for (auto& p : s.probes) p->on_run_end(ctx);
   } catch (...) {
     progress.clear();
@@ -235,6 +245,10 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     p->contribute(result);
     for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
   }
+  if (result.contains("trace"))
+    outcome.summary.push_back({"trace", result["trace"]["file"].get<std::string>() + " (" +
+                                            std::to_string(trace.iterations) +
+                                            " iterations after the measured window; open in Perfetto)"});
   outcome.result = std::move(result);
   outcome.partial = partial;
   return outcome;
