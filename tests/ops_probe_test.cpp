@@ -31,6 +31,7 @@ TEST(OpClasses, NamesMapToClasses) {
   EXPECT_EQ(op_class("aten::add_", /*in_optimizer_phase=*/true), "optimizer");
   EXPECT_EQ(op_class("c10d::allreduce_"), "communication");
   EXPECT_EQ(op_class("aten::some_new_op"), "other");
+  EXPECT_EQ(op_class("autograd::engine::evaluate_function: ReluBackward0"), "other");
 }
 
 TEST(OpsProbe, CountsCallsAndSelfTimeExcludesCallees) {

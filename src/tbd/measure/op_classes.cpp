@@ -39,6 +39,8 @@ std::string op_class(std::string_view op, bool in_optimizer_phase) {
                                                 "reduce_scatter", "broadcast_", "nccl", "gloo"}))
     return "communication";
   if (in_optimizer_phase) return "optimizer";
+  // The autograd engine's ranges around backward nodes are not ops.
+  if (op.substr(0, 10) == "autograd::") return "other";
   const std::string_view n = base_name(op);
   if (any_of(n, {"foreach", "fused_adam", "fused_sgd", "fused_adagrad"})) return "optimizer";
   if (any_of(n, {"scaled_dot_product", "flash_attention", "efficient_attention", "multi_head_attention",

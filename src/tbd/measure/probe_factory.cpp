@@ -4,12 +4,14 @@
 #include "tbd/measure/flops_probe.h"
 #include "tbd/measure/memory_probe.h"
 #include "tbd/measure/ops_probe.h"
+#include "tbd/measure/gpu_probe.h"
+#include "tbd/measure/energy_probe.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/time_probe.h"
 
 namespace tbd {
 
-std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops", "memory", "ops"}; }
+std::vector<std::string> probe_names() { return {"time", "data", "cpu", "flops", "memory", "ops", "gpu", "energy"}; }
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
@@ -18,6 +20,8 @@ std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "flops") return std::make_unique<FlopsProbe>();
   if (name == "memory") return std::make_unique<MemoryProbe>();
   if (name == "ops") return std::make_unique<OpsProbe>();
+  if (name == "gpu") return std::make_unique<GpuProbe>();
+  if (name == "energy") return std::make_unique<EnergyProbe>();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown probe '" + name + "'; known probes: " + known);

@@ -1,0 +1,77 @@
+// Overhead of the time+flops+memory probes over time alone (issue 3's budget
+// is 5%). Runs the same workload alternately with both probe sets (A B A B ...,
+// so drift hits both alike) and compares median iteration times.
+//
+//   bench_probe_overhead [--workload resnet50] [--scale small] [--batch 8]
+//                        [--iters 5] [--pairs 3] [--threads 0]
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tbd/core/error.h"
+#include "tbd/core/options.h"
+#include "tbd/measure/runner.h"
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tbd::RunOptions o;
+  o.workload = "resnet50";
+  o.scale = tbd::Scale::small;
+  o.batch_size = 8;
+  o.warmup = 2;
+  o.iters = 5;
+  o.quiet = true;
+  int pairs = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--workload") o.workload = v;
+    else if (k == "--scale") o.scale = tbd::parse_scale(v);
+    else if (k == "--batch") o.batch_size = std::stoll(v);
+    else if (k == "--iters") o.iters = std::stoi(v);
+    else if (k == "--pairs") pairs = std::stoi(v);
+    else if (k == "--threads") o.threads = std::stoi(v);
+    else {
+      std::cerr << "unknown option " << k << "\n";
+      return 2;
+    }
+  }
+  const std::vector<std::string> base = {"time"}, probed = {"time", "flops", "memory"};
+  std::vector<double> a, b;  // every measured iteration time of each configuration
+  try {
+    for (int p = 0; p < pairs; ++p) {
+      for (int which = 0; which < 2; ++which) {
+        const auto result = tbd::run_benchmark(o, which == 0 ? base : probed).result;
+        for (const auto& t : result.at("iterations")) (which == 0 ? a : b).push_back(t.get<double>());
+        std::cerr << fmt::format("pair {}/{} {}: median {:.1f} ms\n", p + 1, pairs,
+                                 which == 0 ? "time" : "time+flops+memory",
+                                 1e3 * median(which == 0 ? a : b));
+      }
+    }
+  } catch (const tbd::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  const double ma = median(a), mb = median(b);
+  std::cout << fmt::format(
+      "{{\"benchmark\": \"probe_overhead\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
+      "\"threads\": {}, \"iterations_each\": {}, \"median_s_time\": {:.6f}, "
+      "\"median_s_time_flops_memory\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}}}\n",
+      o.workload, tbd::to_string(o.scale), o.batch_size, at::get_num_threads(), a.size(), ma, mb, mb / ma,
+      100 * (mb / ma - 1));
+  return 0;
+}
