@@ -1,6 +1,8 @@
 // Overhead of the time+flops+memory probes over time alone (issue 3's budget
 // is 5%). Runs the same workload alternately with both probe sets (A B A B ...,
-// so drift hits both alike) and compares median iteration times.
+// so drift hits both alike) and compares median iteration times, and the
+// process CPU time per iteration (from the cpu probe, which both sets run),
+// which other processes on a shared machine disturb less than wall time.
 //
 //   bench_probe_overhead [--workload resnet50] [--scale small] [--batch 8]
 //                        [--iters 5] [--pairs 3] [--threads 0]
@@ -50,13 +52,18 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<std::string> base = {"time"}, probed = {"time", "flops", "memory"};
-  std::vector<double> a, b;  // every measured iteration time of each configuration
+  const std::vector<std::string> base = {"time", "cpu"}, probed = {"time", "cpu", "flops", "memory"};
+  std::vector<double> a, b;          // every measured iteration time of each configuration
+  std::vector<double> cpu_a, cpu_b;  // CPU seconds per iteration, one value per run
   try {
     for (int p = 0; p < pairs; ++p) {
       for (int which = 0; which < 2; ++which) {
         const auto result = tbd::run_benchmark(o, which == 0 ? base : probed).result;
         for (const auto& t : result.at("iterations")) (which == 0 ? a : b).push_back(t.get<double>());
+        const auto& cpu = result.at("cpu");
+        (which == 0 ? cpu_a : cpu_b)
+            .push_back((cpu.at("user_s").get<double>() + cpu.at("system_s").get<double>()) /
+                       static_cast<double>(result.at("iterations").size()));
         std::cerr << fmt::format("pair {}/{} {}: median {:.1f} ms\n", p + 1, pairs,
                                  which == 0 ? "time" : "time+flops+memory",
                                  1e3 * median(which == 0 ? a : b));
@@ -66,12 +73,14 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
-  const double ma = median(a), mb = median(b);
+  const double ma = median(a), mb = median(b), ca = median(cpu_a), cb = median(cpu_b);
   std::cout << fmt::format(
       "{{\"benchmark\": \"probe_overhead\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
       "\"threads\": {}, \"iterations_each\": {}, \"median_s_time\": {:.6f}, "
-      "\"median_s_time_flops_memory\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}}}\n",
+      "\"median_s_time_flops_memory\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}, "
+      "\"cpu_s_per_iteration_time\": {:.6f}, \"cpu_s_per_iteration_time_flops_memory\": {:.6f}, "
+      "\"cpu_ratio\": {:.4f}}}\n",
       o.workload, tbd::to_string(o.scale), o.batch_size, at::get_num_threads(), a.size(), ma, mb, mb / ma,
-      100 * (mb / ma - 1));
+      100 * (mb / ma - 1), ca, cb, cb / ca);
   return 0;
 }

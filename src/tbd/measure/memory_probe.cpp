@@ -65,20 +65,21 @@ class MemoryTracker {
   void report(void* ptr, int64_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (size > 0) {
-      remove(ptr);  // an address reused after an unreported free
+      if (live_.count(ptr)) {  // an address reused after an unreported free
+        flush_peak();
+        remove(ptr);
+      }
       Block b;
       b.id = next_id_++;
       b.bytes = size;
       b.phase = phase_;
       live_[ptr] = b;
       live_bytes_ += size;
-      if (measuring_) {
-        if (phase_ < 3) phase_peaks_[phase_] = std::max(phase_peaks_[phase_], live_bytes_);
-        if (live_bytes_ > peak_) take_peak();
-      }
+      check_peak();
     } else {
       auto it = live_.find(ptr);
       if (it == live_.end()) return;
+      flush_peak();
       Block& b = it->second;
       if (b.phase == phase_ && b.fate == Fate::pending) {
         b.fate = Fate::freed_inside;
@@ -107,9 +108,11 @@ class MemoryTracker {
         b.kind = static_cast<int>(kind);
         live_[ptr] = b;
         live_bytes_ += b.bytes;
+        check_peak();
         if (externals) externals->push_back(ptr);
         continue;
       }
+      flush_peak();
       it->second.kind = static_cast<int>(kind);
       update_peak_copy(it->second);
     }
@@ -117,6 +120,7 @@ class MemoryTracker {
 
   void drop_externals(std::vector<void*>& externals) {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     for (void* p : externals) {
       auto it = live_.find(p);
       if (it != live_.end() && it->second.external) remove(p);
@@ -126,6 +130,7 @@ class MemoryTracker {
 
   void phase_begin(int p) {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     phase_ = p;
     if (measuring_) point(std::string(to_string(static_cast<Phase>(p))) + "_begin");
   }
@@ -133,6 +138,7 @@ class MemoryTracker {
   // Blocks of the ending phase that are still alive outlived it.
   void phase_end(int p) {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     for (auto& [ptr, b] : live_) {
       if (b.phase == p && b.fate == Fate::pending) {
         b.fate = Fate::survived;
@@ -144,11 +150,13 @@ class MemoryTracker {
 
   void point_after_phase(int p) {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     if (measuring_) point(std::string(to_string(static_cast<Phase>(p))) + "_end");
   }
 
   void set_measuring(bool on) {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     if (on && t0_ == 0) t0_ = now_s();
     if (on) ++iteration_;
     measuring_ = on;
@@ -158,14 +166,16 @@ class MemoryTracker {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::max<int64_t>(peak_, 0);
   }
-  MemoryBreakdown peak_breakdown() const {
+  MemoryBreakdown peak_breakdown() {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     MemoryBreakdown out{};
     for (const auto& b : peak_blocks_) out[static_cast<int>(category_of(b))] += b.bytes;
     return out;
   }
-  std::vector<MemoryPoint> timeline() const {
+  std::vector<MemoryPoint> timeline() {
     std::lock_guard<std::mutex> lock(mutex_);
+    flush_peak();
     std::vector<MemoryPoint> out = timeline_;
     if (peak_ >= 0) {
       MemoryPoint p;
@@ -192,12 +202,30 @@ class MemoryTracker {
     live_.erase(it);
   }
 
-  // The live set at a new peak; categories are resolved from these copies
+  // A new maximum of live bytes. Copying the live set at every allocation
+  // that raises it would cost O(live blocks) per allocation while memory
+  // grows, so the copy is deferred to the next event that changes the live
+  // set or a category (a free, a phase boundary, a mark): until then the live
+  // set is still the one at the maximum, as allocations only raise it further.
+  void check_peak() {
+    if (!measuring_) return;
+    if (phase_ < 3) phase_peaks_[phase_] = std::max(phase_peaks_[phase_], live_bytes_);
+    if (live_bytes_ > peak_) {
+      peak_ = live_bytes_;
+      peak_t_ = now_s() - t0_;
+      peak_iteration_ = iteration_;
+      peak_pending_ = true;
+    }
+  }
+
+  void flush_peak() {
+    if (peak_pending_) take_peak();
+  }
+
+  // The live set at the peak; categories are resolved from these copies
   // later, as phases end and state tensors are recognised.
   void take_peak() {
-    peak_ = live_bytes_;
-    peak_t_ = now_s() - t0_;
-    peak_iteration_ = iteration_;
+    peak_pending_ = false;
     peak_blocks_.clear();
     peak_index_.clear();
     peak_blocks_.reserve(live_.size());
@@ -230,6 +258,7 @@ class MemoryTracker {
   double t0_ = 0;
   int64_t iteration_ = 0;
   int64_t peak_ = -1;
+  bool peak_pending_ = false;
   double peak_t_ = 0;
   int64_t peak_iteration_ = 0;
   std::vector<Block> peak_blocks_;
