@@ -84,7 +84,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--min-time", o.min_time, "Seconds per repetition (at least)")->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "Repetitions of the measured window")->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
-  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs), or `all` for every one")
+  std::string known;
+  for (const auto& n : probe_names()) known += (known.empty() ? "" : ",") + n;
+  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs) from " + known + ", or all")
       ->capture_default_str();
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
   cmd->add_option("--trace", a->trace.path,
