@@ -5,7 +5,8 @@
 // which other processes on a shared machine disturb less than wall time.
 //
 //   bench_probe_overhead [--workload resnet50] [--scale small] [--batch 8]
-//                        [--iters 5] [--pairs 3] [--threads 0]
+//                        [--iters 5] [--pairs 3] [--threads 0] [--probes flops,memory]
+// (--probes: what runs besides time and cpu in the second configuration)
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   o.iters = 5;
   o.quiet = true;
   int pairs = 3;
+  std::vector<std::string> extra = {"flops", "memory"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--workload") o.workload = v;
@@ -47,13 +50,23 @@ int main(int argc, char** argv) {
     else if (k == "--iters") o.iters = std::stoi(v);
     else if (k == "--pairs") pairs = std::stoi(v);
     else if (k == "--threads") o.threads = std::stoi(v);
+    else if (k == "--probes") {
+      extra.clear();
+      std::stringstream in(v);
+      for (std::string part; std::getline(in, part, ',');)
+        if (!part.empty()) extra.push_back(part);
+    }
     else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
     }
   }
-  const std::vector<std::string> base = {"time", "cpu"}, probed = {"time", "cpu", "flops", "memory"};
-  std::vector<double> a, b;          // every measured iteration time of each configuration
+  const std::vector<std::string> base = {"time", "cpu"};
+  std::vector<std::string> probed = base;
+  probed.insert(probed.end(), extra.begin(), extra.end());
+  std::string probed_name = "time";
+  for (const auto& e : extra) probed_name += "+" + e;
+  std::vector<double> a, b;  // every measured iteration time of each configuration
   std::vector<double> cpu_a, cpu_b;  // CPU seconds per iteration, one value per run
   try {
     for (int p = 0; p < pairs; ++p) {
@@ -65,7 +78,7 @@ int main(int argc, char** argv) {
             .push_back((cpu.at("user_s").get<double>() + cpu.at("system_s").get<double>()) /
                        static_cast<double>(result.at("iterations").size()));
         std::cerr << fmt::format("pair {}/{} {}: median {:.1f} ms\n", p + 1, pairs,
-                                 which == 0 ? "time" : "time+flops+memory",
+                                 which == 0 ? std::string("time") : probed_name,
                                  1e3 * median(which == 0 ? a : b));
       }
     }
@@ -74,13 +87,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double ma = median(a), mb = median(b), ca = median(cpu_a), cb = median(cpu_b);
+  // The fastest iteration of each is the least disturbed by other processes.
+  const double fa = *std::min_element(a.begin(), a.end()), fb = *std::min_element(b.begin(), b.end());
   std::cout << fmt::format(
-      "{{\"benchmark\": \"probe_overhead\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
+      "{{\"benchmark\": \"probe_overhead\", \"probes\": \"{}\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
       "\"threads\": {}, \"iterations_each\": {}, \"median_s_time\": {:.6f}, "
       "\"median_s_time_flops_memory\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}, "
       "\"cpu_s_per_iteration_time\": {:.6f}, \"cpu_s_per_iteration_time_flops_memory\": {:.6f}, "
-      "\"cpu_ratio\": {:.4f}}}\n",
-      o.workload, tbd::to_string(o.scale), o.batch_size, at::get_num_threads(), a.size(), ma, mb, mb / ma,
-      100 * (mb / ma - 1), ca, cb, cb / ca);
+      "\"cpu_ratio\": {:.4f}, \"min_s_time\": {:.6f}, \"min_s_probed\": {:.6f}, \"min_ratio\": {:.4f}}}\n",
+      probed_name, o.workload, tbd::to_string(o.scale), o.batch_size, at::get_num_threads(), a.size(), ma, mb, mb / ma,
+      100 * (mb / ma - 1), ca, cb, cb / ca, fa, fb, fb / fa);
   return 0;
 }
