@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   std::cout << fmt::format(
       "{{\"benchmark\": \"probe_overhead\", \"probes\": \"{}\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
       "\"threads\": {}, \"iterations_each\": {}, \"median_s_time\": {:.6f}, "
-      "\"median_s_time_flops_memory\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}, "
-      "\"cpu_s_per_iteration_time\": {:.6f}, \"cpu_s_per_iteration_time_flops_memory\": {:.6f}, "
+      "\"median_s_probed\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}, "
+      "\"cpu_s_per_iteration_time\": {:.6f}, \"cpu_s_per_iteration_probed\": {:.6f}, "
       "\"cpu_ratio\": {:.4f}, \"min_s_time\": {:.6f}, \"min_s_probed\": {:.6f}, \"min_ratio\": {:.4f}}}\n",
       probed_name, o.workload, tbd::to_string(o.scale), o.batch_size, at::get_num_threads(), a.size(), ma, mb, mb / ma,
       100 * (mb / ma - 1), ca, cb, cb / ca, fa, fb, fb / fa);
