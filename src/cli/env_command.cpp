@@ -6,15 +6,70 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "tbd/core/error.h"
 #include "tbd/measure/environment.h"
+#include "tbd/measure/device.h"
+#include "tbd/measure/peak.h"
+#include <ATen/Parallel.h>
 
 namespace tbd::cli {
+namespace {
+
+// `tbd env --peak`: measures and caches; runs then report utilisation against it.
+int run_peak(const std::string& device_text, int threads, bool json) {
+  const c10::Device device = resolve_device(device_text);
+  if (threads < 0) throw UsageError("--threads must be positive, got " + std::to_string(threads));
+  if (threads > 0) at::set_num_threads(threads);
+  threads = at::get_num_threads();
+  const std::string key = peak_machine_key(device, threads);
+  nlohmann::json entry;
+  for (const char* dtype : {"fp32", "bf16"}) {
+    if (!json) std::cerr << "measuring " << dtype << " GEMM peak on " << device.str() << " ...\n";
+    entry[dtype] = measure_gemm_peak(device, dtype);
+    entry[dtype]["datasheet"] = datasheet_peak(device, dtype, threads);
+  }
+  store_cached_peak(key, entry);
+  if (json) {
+    std::cout << nlohmann::json{{"machine", key}, {"cache_file", peak_cache_path()}, {"peak", entry}}.dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("machine      {}\n", key);
+  for (const char* dtype : {"fp32", "bf16"}) {
+    const auto& m = entry[dtype];
+    const auto& d = m["datasheet"];
+    const std::string measured =
+        m["flops_per_s"].is_number()
+            ? fmt::format("{:.4g} GFLOP/s measured (cv {:.1f}%, {})", m["flops_per_s"].get<double>() / 1e9,
+                          100 * m["cv"].get<double>(), m["provenance"].get<std::string>())
+            : "n/a (" + m["not_available"].get<std::string>() + ")";
+    const std::string sheet =
+        d["flops_per_s"].is_number()
+            ? fmt::format("{:.4g} GFLOP/s datasheet ({})", d["flops_per_s"].get<double>() / 1e9,
+                          d["provenance"].get<std::string>())
+            : "n/a (" + d["not_available"].get<std::string>() + ")";
+    std::cout << fmt::format("{:<13}{}\n{:<13}{}\n", std::string("peak ") + dtype, measured, "", sheet);
+  }
+  std::cout << fmt::format("cached in    {}\n", peak_cache_path());
+  return 0;
+}
+
+}  // namespace
 
 Command add_env_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("env", "Show the hardware and software a result would record");
   auto json = std::make_shared<bool>(false);
+  auto peak = std::make_shared<bool>(false);
+  auto device = std::make_shared<std::string>("cpu");
+  auto threads = std::make_shared<int>(0);
   cmd->add_flag("--json", *json, "Print JSON");
-  return {cmd, [json]() {
+  cmd->add_flag("--peak", *peak,
+                "Measure achievable GEMM FLOP/s (fp32, bf16 where supported) and cache it in " +
+                    peak_cache_path() + " (delete the file to forget it; TBD_CACHE_DIR moves it)");
+  cmd->add_option("--device", *device, "With --peak: cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--threads", *threads, "With --peak: intra-op threads (default: LibTorch's choice)");
+  return {cmd, [json, peak, device, threads]() {
+    if (*peak) return run_peak(*device, *threads, *json);
     const nlohmann::json env = capture_environment();
     if (*json) {
       std::cout << env.dump(2) << "\n";

@@ -15,6 +15,7 @@
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
+#include "tbd/measure/trace_probe.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/summary.h"
 
@@ -23,10 +24,11 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,comm";
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops,memory";
   std::string overlap = "on";
   std::vector<std::string> settings;
   bool batch_size_given = false;
+  TraceRequest trace;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -92,7 +94,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--min-time", o.min_time, "Seconds per repetition (at least)")->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "Repetitions of the measured window")->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
-  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs): time,data,cpu")
+  std::string known;
+  for (const auto& n : probe_names()) known += (known.empty() ? "" : ",") + n;
+  cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs) from " + known + ", or all")
       ->capture_default_str();
   cmd->add_option("--nproc", o.nproc, "Data-parallel worker processes to start on this machine")
       ->capture_default_str();
@@ -102,6 +106,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--dist-timeout", o.dist_timeout_s, "Seconds to wait for peers before failing")
       ->capture_default_str();
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
+  cmd->add_option("--trace", a->trace.path,
+                  "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");
+  cmd->add_option("--trace-iters", a->trace.iterations, "Iterations in the --trace file")->capture_default_str();
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
   cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
   cmd->footer(
@@ -113,13 +120,16 @@ Command add_run_command(CLI::App& app) {
   return {cmd, [a, batch]() {
             a->batch_size_given = batch->count() > 0;
             const RunOptions options = resolve(*a);
-            const auto probes = split_commas(a->probes);
+            // `all` expands to every probe this build knows.
+            const auto probes = a->probes == "all" ? probe_names() : split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
+            if (!a->trace.path.empty()) check_trace_path(a->trace.path);
+            if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             const DistEnvironment dist = read_dist_environment();
             if (options.nproc > 1 && dist.source == "none")  // the launcher; workers see RANK
               return run_local_workers(program_args(), options.nproc);
             install_interrupt_handler();
-            const RunOutcome outcome = run_benchmark(options, probes);
+            const RunOutcome outcome = run_benchmark(options, probes, a->trace);
             if (outcome.rank != 0) return 0;  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";

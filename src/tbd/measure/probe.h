@@ -16,6 +16,7 @@ namespace tbd {
 
 struct RunOptions;
 struct WorkloadInfo;
+struct Batch;
 class Workload;
 class GradientReducer;
 
@@ -44,6 +45,9 @@ class Probe : public PhaseListener {
   virtual void on_window_begin(int repetition) {}  // a measured window starts
   virtual void on_window_end(int repetition) {}
   virtual void on_iteration_begin(bool measured) {}
+  // The batch this iteration trains on, once next_batch() returned it (the
+  // memory probe attributes its tensors to `inputs`).
+  virtual void on_batch(const Batch&) {}
   virtual void on_iteration_end(const IterationRecord&) {}
   virtual void on_run_end(const RunContext&) {}
   // Adds this probe's keys to the result document.

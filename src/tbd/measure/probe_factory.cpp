@@ -2,17 +2,29 @@
 #include "tbd/measure/comm_probe.h"
 #include "tbd/measure/cpu_probe.h"
 #include "tbd/measure/data_probe.h"
+#include "tbd/measure/flops_probe.h"
+#include "tbd/measure/memory_probe.h"
+#include "tbd/measure/ops_probe.h"
+#include "tbd/measure/gpu_probe.h"
+#include "tbd/measure/energy_probe.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/time_probe.h"
 
 namespace tbd {
 
-std::vector<std::string> probe_names() { return {"time", "data", "cpu", "comm"}; }
+std::vector<std::string> probe_names() {
+  return {"time", "data", "cpu", "flops", "memory", "ops", "gpu", "energy", "comm"};
+}
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
   if (name == "data") return std::make_unique<DataProbe>();
   if (name == "cpu") return std::make_unique<CpuProbe>();
+  if (name == "flops") return std::make_unique<FlopsProbe>();
+  if (name == "memory") return std::make_unique<MemoryProbe>();
+  if (name == "ops") return std::make_unique<OpsProbe>();
+  if (name == "gpu") return std::make_unique<GpuProbe>();
+  if (name == "energy") return std::make_unique<EnergyProbe>();
   if (name == "comm") return std::make_unique<CommProbe>();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;

@@ -4,6 +4,7 @@
 #include <c10/util/Exception.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/statistics.h"
+#include "tbd/measure/trace_probe.h"
 
 namespace tbd {
 namespace {
@@ -136,6 +138,7 @@ IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool me
   const auto t0 = Clock::now();
   Batch batch = s.workload->next_batch();
   r.data_wait_s = seconds_since(t0);
+  for (auto& p : s.probes) p->on_batch(batch);
   StepOutput out = s.workload->step(batch, *s.phases);
   r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
   synchronize(s.device);
@@ -181,7 +184,8 @@ bool settled(const std::deque<double>& recent) {
 
 }  // namespace
 
-RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list) {
+RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list,
+                         const TraceRequest& trace) {
   validate(requested);
   Session s;
   s.options = requested;
@@ -199,6 +203,9 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   s.probes.push_back(make_probe("time"));
   for (const auto& name : probe_list)
     if (name != "time") s.probes.push_back(make_probe(name));
+  // Distributed runs always say what their communication cost.
+  const bool has_comm = std::find(probe_list.begin(), probe_list.end(), "comm") != probe_list.end();
+  if (dist.distributed() && !has_comm) s.probes.push_back(make_probe("comm"));
 
   nlohmann::json result;
   result["schema"] = "tbd.result/1";
@@ -267,6 +274,14 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       }
       for (auto& p : s.probes) p->on_window_end(rep);
     }
+    if (!trace.path.empty() && !partial) {
+      TraceRecorder recorder(trace.path, s.device);
+      recorder.start();
+      for (int i = 0; i < trace.iterations; ++i) run_iteration(s, -1, i, false);
+      result["trace"] = recorder.stop_and_save();
+      result["trace"]["iterations"] = trace.iterations;
+      result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+    }
     for (auto& p : s.probes) p->on_run_end(ctx);
     if (s.group) result["distributed"] = distributed_section(s);
   } catch (...) {
@@ -301,6 +316,10 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     p->contribute(result);
     for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
   }
+  if (result.contains("trace"))
+    outcome.summary.push_back({"trace", result["trace"]["file"].get<std::string>() + " (" +
+                                            std::to_string(trace.iterations) +
+                                            " iterations after the measured window; open in Perfetto)"});
   outcome.result = std::move(result);
   outcome.partial = partial;
   outcome.rank = s.options.rank;

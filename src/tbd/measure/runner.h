@@ -19,8 +19,16 @@ struct RunOutcome {
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
 };
 
+// A Kineto trace of `iterations` extra iterations run after the measured
+// window (so profiler overhead never enters a statistic); none when path is empty.
+struct TraceRequest {
+  std::string path;
+  int iterations = 3;
+};
+
 // Runs one benchmark. `probes` names the probes beyond `time` (which always
 // runs). Throws UsageError for bad options, Error when the run fails.
-RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes);
+RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes,
+                         const TraceRequest& trace = {});
 
 }  // namespace tbd

@@ -1,0 +1,42 @@
+// gpu: utilisation, memory and power of the run's GPU sampled through NVML
+// on a thread during the measured windows (docs/metrics.md#gpu).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tbd/measure/nvml.h"
+#include "tbd/measure/probe.h"
+
+namespace tbd {
+
+class GpuProbe : public Probe {
+ public:
+  explicit GpuProbe(std::string nvml_library = "libnvidia-ml.so.1", double period_s = 0.1);
+  ~GpuProbe() override;
+  std::string name() const override { return "gpu"; }
+  void on_run_start(const RunContext& ctx) override;
+  void on_window_begin(int repetition) override;
+  void on_window_end(int repetition) override;
+  void contribute(nlohmann::json& result) const override;
+  std::vector<std::pair<std::string, std::string>> summary_lines() const override;
+
+ private:
+  void stop_sampler();
+  std::string library_;
+  double period_s_;
+  std::unique_ptr<Nvml> nvml_;
+  std::string why_;
+  int gpu_ = -1;
+  std::string device_name_;
+  std::thread sampler_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mutex_;
+  std::vector<NvmlSample> samples_;
+};
+
+}  // namespace tbd

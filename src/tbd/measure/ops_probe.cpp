@@ -1,0 +1,177 @@
+#include "tbd/measure/ops_probe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "tbd/core/error.h"
+#include "tbd/measure/op_classes.h"
+
+namespace tbd {
+
+struct OpTimes {
+  std::atomic<bool> counting{false};
+  std::atomic<bool> optimizer_phase{false};
+  std::mutex mutex;
+  std::map<std::string, OpStats> by_op;  // "op|class"
+};
+
+namespace {
+
+std::atomic<OpTimes*> g_times{nullptr};
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One open op on this thread.
+struct Frame : at::ObserverContext {
+  double start = 0, children = 0;
+  bool optimizer = false;
+};
+thread_local std::vector<Frame*> t_stack;
+
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction&) {
+  auto f = std::make_unique<Frame>();
+  OpTimes* times = g_times.load(std::memory_order_acquire);
+  f->optimizer = times && times->optimizer_phase.load(std::memory_order_relaxed);
+  t_stack.push_back(f.get());
+  f->start = now_s();
+  return f;
+}
+
+void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+  const double end = now_s();
+  auto* f = static_cast<Frame*>(ctx);
+  if (!f) return;
+  // Ops end in the reverse order they started on a thread; be tolerant anyway.
+  auto it = std::find(t_stack.rbegin(), t_stack.rend(), f);
+  if (it != t_stack.rend()) t_stack.erase(std::next(it).base(), t_stack.end());
+  const double total = end - f->start;
+  if (!t_stack.empty()) t_stack.back()->children += total;
+  OpTimes* times = g_times.load(std::memory_order_acquire);
+  if (!times || !times->counting.load(std::memory_order_relaxed)) return;
+  const char* name = fn.name();
+  const std::string key = std::string(name) + "|" + op_class(name, f->optimizer);
+  std::lock_guard<std::mutex> lock(times->mutex);
+  OpStats& s = times->by_op[key];
+  ++s.calls;
+  s.total_s += total;
+  s.self_s += std::max(0.0, total - f->children);
+}
+
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const auto bar = key.rfind('|');
+  return {key.substr(0, bar), key.substr(bar + 1)};
+}
+
+}  // namespace
+
+OpsProbe::OpsProbe(int top_n) : times_(std::make_shared<OpTimes>()), top_n_(top_n) {}
+OpsProbe::~OpsProbe() { stop(); }
+
+void OpsProbe::start() {
+  if (handle_) return;
+  OpTimes* expected = nullptr;
+  if (!g_times.compare_exchange_strong(expected, times_.get()))
+    throw Error("only one ops probe can be active in a process at a time");
+  handle_ = at::addGlobalCallback(
+      at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
+}
+
+void OpsProbe::stop() {
+  if (!handle_) return;
+  at::removeCallback(handle_);
+  handle_ = 0;
+  g_times.store(nullptr);
+}
+
+void OpsProbe::set_counting(bool on) { times_->counting = on; }
+
+std::map<std::string, OpStats> OpsProbe::stats() const {
+  std::lock_guard<std::mutex> lock(times_->mutex);
+  return times_->by_op;
+}
+
+void OpsProbe::on_run_start(const RunContext&) { start(); }
+void OpsProbe::on_iteration_begin(bool measured) { set_counting(measured); }
+void OpsProbe::on_iteration_end(const IterationRecord& r) {
+  set_counting(false);
+  if (r.measured) ++iterations_, seconds_ += r.seconds;
+}
+void OpsProbe::on_phase_begin(Phase p) { times_->optimizer_phase = p == Phase::optimizer; }
+void OpsProbe::on_phase_end(Phase) { times_->optimizer_phase = false; }
+void OpsProbe::on_run_end(const RunContext&) {
+  stop();
+  final_ = stats();
+}
+
+void OpsProbe::contribute(nlohmann::json& result) const {
+  nlohmann::json o;
+  o["unit"] = "s (self time summed over the measured iterations and every thread)";
+  o["iterations"] = iterations_;
+  o["measured_seconds"] = seconds_;
+  if (iterations_ == 0) {
+    o["not_available"] = "no measured iteration completed";
+    result["ops"] = o;
+    return;
+  }
+  std::vector<std::pair<std::string, OpStats>> rows(final_.begin(), final_.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
+  double total_self = 0;
+  for (const auto& [k, s] : rows) total_self += s.self_s;
+  o["total_self_s"] = total_self;
+  nlohmann::json ops = nlohmann::json::array();
+  std::map<std::string, OpStats> classes;
+  for (const auto& [key, s] : rows) {
+    auto [op, cls] = split_key(key);
+    ops.push_back({{"op", op}, {"class", cls}, {"calls", s.calls}, {"self_s", s.self_s},
+                   {"total_s", s.total_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0},
+                   {"calls_per_iteration", static_cast<double>(s.calls) / static_cast<double>(iterations_)}});
+    classes[cls].calls += s.calls;
+    classes[cls].self_s += s.self_s;
+  }
+  o["by_op"] = ops;
+  nlohmann::json by_class = nlohmann::json::object();
+  for (const auto& c : op_class_names()) {
+    const OpStats s = classes.count(c) ? classes.at(c) : OpStats{};
+    by_class[c] = {{"calls", s.calls}, {"self_s", s.self_s},
+                   {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0}};
+  }
+  o["by_class"] = by_class;
+  result["ops"] = o;
+}
+
+std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const {
+  if (iterations_ == 0 || final_.empty()) return {{"top ops", "n/a (no op ran in a measured iteration)"}};
+  std::vector<std::pair<std::string, OpStats>> rows(final_.begin(), final_.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
+  double total = 0;
+  std::map<std::string, double> classes;
+  for (const auto& [k, s] : rows) total += s.self_s, classes[split_key(k).second] += s.self_s;
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::vector<std::pair<double, std::string>> by_class;
+  for (const auto& [c, t] : classes) by_class.push_back({t, c});
+  std::sort(by_class.rbegin(), by_class.rend());
+  std::string cls;
+  for (const auto& [t, c] : by_class)
+    if (t / total >= 0.005) cls += fmt::format("{}{} {:.1f}%", cls.empty() ? "" : ", ", c, 100 * t / total);
+  lines.push_back({"op classes", cls + " (share of op self time)"});
+  const double n = static_cast<double>(iterations_);
+  lines.push_back({"top ops", fmt::format("{:<40} {:>13} {:>10} {:>7}  {}", "op", "self ms/iter", "calls/iter",
+                                          "share", "class")});
+  for (size_t i = 0; i < rows.size() && static_cast<int>(i) < top_n_; ++i) {
+    auto [op, c] = split_key(rows[i].first);
+    if (op.size() > 40) op = op.substr(0, 37) + "...";
+    lines.push_back({"", fmt::format("{:<40} {:>13.3f} {:>10.1f} {:>6.1f}%  {}", op, 1e3 * rows[i].second.self_s / n,
+                                     static_cast<double>(rows[i].second.calls) / n,
+                                     100 * rows[i].second.self_s / total, c)});
+  }
+  return lines;
+}
+
+}  // namespace tbd

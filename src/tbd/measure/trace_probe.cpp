@@ -1,0 +1,78 @@
+#include "tbd/measure/trace_probe.h"
+
+#include <torch/csrc/autograd/profiler_kineto.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "tbd/core/error.h"
+
+namespace tbd {
+namespace {
+namespace fs = std::filesystem;
+namespace prof = torch::autograd::profiler;
+using torch::profiler::impl::ActivityType;
+using torch::profiler::impl::ProfilerConfig;
+using torch::profiler::impl::ProfilerState;
+
+std::set<ActivityType> activities(c10::Device device) {
+  std::set<ActivityType> a{ActivityType::CPU};
+  if (device.is_cuda()) a.insert(ActivityType::CUDA);
+  return a;
+}
+
+ProfilerConfig config() { return ProfilerConfig(ProfilerState::KINETO, /*report_input_shapes=*/true); }
+
+}  // namespace
+
+void check_trace_path(const std::string& path) {
+  if (path.empty()) throw UsageError("--trace needs a file name");
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw UsageError("--trace " + path + " is a directory; give a file name");
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--trace " + path + ": directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--trace " + path + ": directory " + dir.string() + " is not writable");
+  if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0)
+    throw UsageError("--trace " + path + ": the file exists and is not writable");
+}
+
+TraceRecorder::TraceRecorder(std::string path, c10::Device device) : path_(std::move(path)), device_(device) {}
+
+TraceRecorder::~TraceRecorder() {
+  if (running_) {
+    try {
+      prof::disableProfiler();
+    } catch (...) {
+      // nothing sensible to do while unwinding
+    }
+  }
+}
+
+void TraceRecorder::start() {
+  prof::prepareProfiler(config(), activities(device_));
+  prof::enableProfiler(config(), activities(device_));
+  running_ = true;
+}
+
+nlohmann::json TraceRecorder::stop_and_save() {
+  running_ = false;
+  auto result = prof::disableProfiler();
+  if (!result) throw Error("the Kineto profiler returned no result; no trace written");
+  // Kineto writes the file itself; write it beside the target and rename so
+  // a failed export never leaves a half-written trace.
+  const std::string tmp = path_ + ".tmp" + std::to_string(getpid());
+  result->save(tmp);
+  std::error_code ec;
+  if (!fs::exists(tmp, ec)) throw Error("Kineto did not write the trace to " + tmp);
+  fs::rename(tmp, path_, ec);
+  if (ec) throw Error("cannot write the trace " + path_ + ": " + ec.message());
+  return {{"file", path_}, {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},
+          {"format", "Chrome trace JSON (Kineto export); opens in Perfetto and chrome://tracing"}};
+}
+
+}  // namespace tbd

@@ -1,0 +1,34 @@
+// trace: a Chrome/Perfetto trace of a few iterations through the Kineto
+// profiler's own export (docs/metrics.md#trace). The runner records them
+// after the measured window, so profiler overhead never enters a statistic.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
+
+namespace tbd {
+
+// Throws UsageError when a trace cannot be written to `path` (missing or
+// unwritable directory, a directory given as the file).
+void check_trace_path(const std::string& path);
+
+// Kineto profiler on the current thread (and the threads LibTorch hands its
+// state to), CPU activities plus CUDA kernels in CUDA runs.
+class TraceRecorder {
+ public:
+  TraceRecorder(std::string path, c10::Device device);
+  ~TraceRecorder();  // stops a running profiler without saving
+  void start();
+  // Stops and writes the trace; returns {file, events, bytes}.
+  nlohmann::json stop_and_save();
+
+ private:
+  std::string path_;
+  c10::Device device_;
+  bool running_ = false;
+};
+
+}  // namespace tbd

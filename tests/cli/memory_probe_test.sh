@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CLI: --probes memory adds a `memory` section whose breakdown sums to the peak.
+# Usage: memory_probe_test.sh PATH/TO/tbd
+set -u
+TBD=$1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$TBD" run resnet50 --scale tiny --iters 2 --warmup 1 --threads 1 --probes memory --out "$work/r.json" >"$work/out" 2>&1 \
+  || fail "run failed: $(cat "$work/out")"
+grep -q "peak memory" "$work/out" || fail "summary lacks peak memory: $(cat "$work/out")"
+grep -q "feature_maps" "$work/out" || fail "summary lacks the breakdown: $(cat "$work/out")"
+python3 - "$work/r.json" <<'PY' || fail "memory section"
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert m["unit"] == "bytes"
+assert sum(m["breakdown"].values()) == m["peak_bytes"], m
+assert set(m["breakdown"]) == {"weights", "weight_gradients", "optimizer_state", "inputs",
+                               "feature_maps", "workspace", "dynamic", "other"}
+tl = m["timeline"]
+assert len(tl["t_s"]) == len(tl["event"]) and "peak" in tl["event"]
+assert max(sum(v[i] for v in tl["bytes"].values()) for i in range(len(tl["t_s"]))) == m["peak_bytes"]
+PY
+echo ok

@@ -1,0 +1,175 @@
+// The memory probe on a small MLP with known shapes, and on resnet50 tiny.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "tbd/core/phases.h"
+#include "tbd/core/workload.h"
+#include "tbd/measure/memory_probe.h"
+#include "tbd/measure/runner.h"
+#include "tbd/measure/trace_probe.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace tbd {
+namespace {
+
+constexpr int64_t B = 8, IN = 32, HIDDEN = 64, OUT = 16;
+
+int64_t bytes_of(const std::vector<at::Tensor>& ts) {
+  int64_t n = 0;
+  for (const auto& t : ts) n += t.numel() * static_cast<int64_t>(t.element_size());
+  return n;
+}
+
+int64_t at_category(const MemoryPoint& p, MemoryCategory c) { return p.bytes[static_cast<int>(c)]; }
+
+// Two measured iterations of a 32-64-16 MLP with SGD momentum; returns the
+// timeline points of the second one (momentum exists by then).
+struct MlpRun {
+  std::vector<MemoryPoint> points;  // of iteration 2
+  int64_t param_bytes = 0, input_bytes = 0, peak = 0;
+  int64_t loss_storage_bytes = 0;  // mse_loss returns its scalar in the storage of its unreduced buffer
+  MemoryBreakdown peak_breakdown{};
+};
+
+MlpRun run_mlp() {
+  torch::manual_seed(0);
+  torch::nn::Linear l1(IN, HIDDEN), l2(HIDDEN, OUT);
+  std::vector<at::Tensor> params = l1->parameters();
+  for (auto& p : l2->parameters()) params.push_back(p);
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.01).momentum(0.9));
+  MemoryProbe probe;
+  probe.set_optimizer_state_source([&sgd] {
+    ParameterSet s;
+    s.add(sgd);
+    return s.optimizer_state;
+  });
+  Phases phases(c10::kCPU, c10::kFloat, {&probe});
+  Batch batch;
+  batch.inputs = {torch::randn({B, IN})};
+  batch.targets = {torch::randn({B, OUT})};
+  batch.samples = B;
+  probe.start(params, {}, {}, c10::kCPU);
+  int64_t loss_storage = 0;
+  for (int i = 0; i < 2; ++i) {
+    probe.on_iteration_begin(true);
+    probe.on_batch(batch);
+    auto f = phases.forward();
+    auto y = l2(torch::relu(l1(batch.inputs[0])));
+    auto loss = torch::mse_loss(y, batch.targets[0]);
+    f.end();
+    phases.backward(loss);
+    phases.optimizer_step(sgd);
+    probe.on_iteration_end({});
+    loss_storage = static_cast<int64_t>(loss.storage().nbytes());
+  }
+  probe.stop();
+  MlpRun r;
+  for (const auto& p : probe.timeline())
+    if (p.iteration == 2 && p.event != "peak") r.points.push_back(p);
+  r.param_bytes = bytes_of(params);
+  r.input_bytes = bytes_of({batch.inputs[0], batch.targets[0]});
+  r.peak = probe.peak_bytes();
+  r.loss_storage_bytes = loss_storage;
+  r.peak_breakdown = probe.peak_breakdown();
+  return r;
+}
+
+const MemoryPoint& point(const MlpRun& r, const std::string& event) {
+  for (const auto& p : r.points)
+    if (p.event == event) return p;
+  throw std::runtime_error("no timeline point " + event);
+}
+
+TEST(MemoryProbe, MlpWeightsGradientsAndMomentumEqualParameterBytes) {
+  const MlpRun r = run_mlp();
+  ASSERT_EQ(r.param_bytes, 4 * (IN * HIDDEN + HIDDEN + HIDDEN * OUT + OUT));
+  for (const auto& p : r.points) {
+    EXPECT_EQ(at_category(p, MemoryCategory::weights), r.param_bytes) << p.event;
+    EXPECT_EQ(at_category(p, MemoryCategory::optimizer_state), r.param_bytes) << p.event;
+    EXPECT_EQ(at_category(p, MemoryCategory::inputs), r.input_bytes) << p.event;
+  }
+  EXPECT_EQ(at_category(point(r, "backward_end"), MemoryCategory::weight_gradients), r.param_bytes);
+  // zero_grad(set_to_none) in the optimizer phase frees them again.
+  EXPECT_EQ(at_category(point(r, "optimizer_end"), MemoryCategory::weight_gradients), 0);
+}
+
+TEST(MemoryProbe, MlpFeatureMapsAreWhatAutogradSaves) {
+  const MlpRun r = run_mlp();
+  // Autograd keeps relu's output (saved by relu and by the second addmm) and
+  // the second linear's output (saved by mse_loss); the loss itself is alive
+  // too. The first linear's output is freed inside forward (relu is not in
+  // place): workspace, which is no longer live at the end of forward.
+  const auto& fe = point(r, "forward_end");
+  EXPECT_EQ(at_category(fe, MemoryCategory::feature_maps), 4 * (B * HIDDEN + B * OUT) + r.loss_storage_bytes);
+  EXPECT_EQ(at_category(fe, MemoryCategory::workspace), 0);
+  // Backward frees what autograd saved; the step still holds y and the loss.
+  EXPECT_EQ(at_category(point(r, "backward_end"), MemoryCategory::feature_maps), 4 * B * OUT + r.loss_storage_bytes);
+}
+
+TEST(MemoryProbe, MlpPeakBreakdownSumsToPeak) {
+  const MlpRun r = run_mlp();
+  int64_t sum = 0;
+  for (int64_t b : r.peak_breakdown) sum += b;
+  EXPECT_EQ(sum, r.peak);
+  EXPECT_GE(r.peak, 2 * r.param_bytes + r.param_bytes + r.input_bytes);  // weights, grads, momentum, batch
+}
+
+TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
+  RunOptions o;
+  o.workload = "resnet50";
+  o.scale = Scale::tiny;
+  o.batch_size = 4;
+  o.warmup = 1;
+  o.iters = 2;
+  o.threads = 1;
+  o.quiet = true;
+  const auto result = run_benchmark(o, {"memory"}).result;
+  const auto& m = result.at("memory");
+  ASSERT_TRUE(m.at("peak_bytes").is_number()) << m.dump();
+  int64_t sum = 0;
+  for (const auto& [k, v] : m.at("breakdown").items()) sum += v.get<int64_t>();
+  EXPECT_EQ(sum, m.at("peak_bytes").get<int64_t>());
+  EXPECT_EQ(m.at("breakdown").at("weights").get<int64_t>(), 4 * result.at("model").at("parameters").get<int64_t>());
+  EXPECT_GT(m.at("breakdown").at("feature_maps").get<int64_t>(), 0);
+  EXPECT_EQ(m.at("breakdown").at("inputs").get<int64_t>(), 4 * (4 * 3 * 32 * 32) + 8 * 4);
+  EXPECT_GE(m.at("phase_peak_bytes").at("backward").get<int64_t>(), m.at("phase_peak_bytes").at("forward").get<int64_t>());
+  const auto& tl = m.at("timeline");
+  EXPECT_EQ(tl.at("t_s").size(), tl.at("bytes").at("weights").size());
+}
+
+TEST(MemoryProbe, LeavesTheProfilerStateAsItFoundIt) {
+  MemoryProbe probe;
+  probe.start({}, {}, {}, c10::kCPU);
+  // Installed, it reports no profiler as running ...
+  EXPECT_FALSE(torch::profiler::impl::profilerEnabled());
+  probe.stop();
+  // ... and once stopped, Kineto starts and stops normally on this thread.
+  const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto_" + std::to_string(getpid()) + ".json");
+  TraceRecorder recorder(file.string(), c10::kCPU);
+  recorder.start();
+  torch::mm(torch::randn({4, 4}), torch::randn({4, 4}));
+  EXPECT_NO_THROW(recorder.stop_and_save());
+  EXPECT_TRUE(std::filesystem::exists(file));
+  std::filesystem::remove(file);
+}
+
+TEST(MemoryProbe, NotAvailableWhenAnotherProfilerHoldsTheState) {
+  const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto2_" + std::to_string(getpid()) + ".json");
+  TraceRecorder recorder(file.string(), c10::kCPU);
+  recorder.start();
+  MemoryProbe probe;
+  probe.start({}, {}, {}, c10::kCPU);  // steps aside instead of displacing Kineto
+  nlohmann::json result;
+  probe.contribute(result);
+  EXPECT_TRUE(result["memory"]["peak_bytes"].is_null());
+  EXPECT_NE(result["memory"]["not_available"].get<std::string>().find("another profiler"), std::string::npos);
+  probe.stop();
+  EXPECT_NO_THROW(recorder.stop_and_save());
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace tbd

@@ -1,0 +1,86 @@
+// The ops probe: classes, call counts, self time excludes callees.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "tbd/core/options.h"
+#include "tbd/measure/op_classes.h"
+#include "tbd/measure/ops_probe.h"
+#include "tbd/measure/runner.h"
+
+namespace tbd {
+namespace {
+
+TEST(OpClasses, NamesMapToClasses) {
+  EXPECT_EQ(op_class("aten::convolution_backward"), "conv");
+  EXPECT_EQ(op_class("aten::mkldnn_convolution"), "conv");
+  EXPECT_EQ(op_class("aten::addmm"), "gemm");
+  EXPECT_EQ(op_class("aten::mm"), "gemm");
+  EXPECT_EQ(op_class("aten::lstm"), "rnn");
+  EXPECT_EQ(op_class("aten::_scaled_dot_product_flash_attention_for_cpu"), "attention");
+  EXPECT_EQ(op_class("aten::native_batch_norm_backward"), "norm");
+  EXPECT_EQ(op_class("aten::layer_norm"), "norm");
+  EXPECT_EQ(op_class("aten::relu_"), "elementwise");
+  EXPECT_EQ(op_class("aten::threshold_backward"), "elementwise");
+  EXPECT_EQ(op_class("aten::add_"), "elementwise");
+  EXPECT_EQ(op_class("aten::sum"), "reduction");
+  EXPECT_EQ(op_class("aten::_log_softmax"), "reduction");
+  EXPECT_EQ(op_class("aten::max_pool2d_with_indices"), "reduction");
+  EXPECT_EQ(op_class("aten::copy_"), "data movement");
+  EXPECT_EQ(op_class("aten::cat"), "data movement");
+  EXPECT_EQ(op_class("aten::_foreach_add_"), "optimizer");
+  EXPECT_EQ(op_class("aten::add_", /*in_optimizer_phase=*/true), "optimizer");
+  EXPECT_EQ(op_class("c10d::allreduce_"), "communication");
+  EXPECT_EQ(op_class("aten::some_new_op"), "other");
+  EXPECT_EQ(op_class("autograd::engine::evaluate_function: ReluBackward0"), "other");
+}
+
+TEST(OpsProbe, CountsCallsAndSelfTimeExcludesCallees) {
+  OpsProbe probe;
+  probe.start();
+  probe.set_counting(true);
+  auto a = torch::randn({64, 64}), b = torch::randn({64, 64});
+  for (int i = 0; i < 3; ++i) torch::matmul(a, b);  // matmul → mm
+  probe.set_counting(false);
+  torch::matmul(a, b);  // not counted
+  probe.stop();
+  const auto s = probe.stats();
+  ASSERT_TRUE(s.count("aten::matmul|gemm"));
+  ASSERT_TRUE(s.count("aten::mm|gemm"));
+  EXPECT_EQ(s.at("aten::matmul|gemm").calls, 3);
+  EXPECT_EQ(s.at("aten::mm|gemm").calls, 3);
+  const auto& mm = s.at("aten::mm|gemm");
+  const auto& matmul = s.at("aten::matmul|gemm");
+  // matmul's self time leaves out the mm it called.
+  EXPECT_LE(matmul.self_s, matmul.total_s - mm.total_s + 1e-9);
+  EXPECT_GE(matmul.total_s, mm.total_s);
+}
+
+TEST(OpsProbe, ResNetTinyReportsClassesAndTopOps) {
+  RunOptions o;
+  o.workload = "resnet50";
+  o.scale = Scale::tiny;
+  o.batch_size = 2;
+  o.warmup = 1;
+  o.iters = 2;
+  o.threads = 1;
+  o.quiet = true;
+  const auto outcome = run_benchmark(o, {"ops"});
+  const auto& ops = outcome.result.at("ops");
+  EXPECT_GT(ops.at("by_class").at("conv").at("self_s").get<double>(), 0);
+  EXPECT_GT(ops.at("by_class").at("optimizer").at("calls").get<int64_t>(), 0);
+  double share = 0;
+  for (const auto& [c, v] : ops.at("by_class").items()) share += v.at("share_of_self").get<double>();
+  EXPECT_NEAR(share, 1.0, 1e-9);
+  // Tiny ResNet: 1 stem conv + 4 bottlenecks × 3 convs + 4 downsample convs = 17
+  // convolutions per forward, each one convolution_backward per iteration.
+  int64_t conv_backward_calls = 0;
+  for (const auto& row : ops.at("by_op"))
+    if (row.at("op") == "aten::convolution_backward") conv_backward_calls += row.at("calls").get<int64_t>();
+  EXPECT_EQ(conv_backward_calls, 2 * 17);
+  bool has_top = false;
+  for (const auto& [label, text] : outcome.summary) has_top |= label == "top ops";
+  EXPECT_TRUE(has_top);
+}
+
+}  // namespace
+}  // namespace tbd

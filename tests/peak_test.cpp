@@ -1,0 +1,87 @@
+// Peak FLOP/s: instruction-rate rules, the datasheet table, the cache file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tbd/measure/peak.h"
+
+namespace tbd {
+namespace {
+
+TEST(Peak, CpuFlopsPerCycleFromIsa) {
+  std::string why;
+  EXPECT_EQ(cpu_flops_per_cycle("GenuineIntel", 6, "sse avx avx2 fma avx512f", "fp32", why), 64);
+  EXPECT_EQ(cpu_flops_per_cycle("AuthenticAMD", 25, "avx avx2 fma avx512f", "fp32", why), 32);  // Zen 4
+  EXPECT_EQ(cpu_flops_per_cycle("GenuineIntel", 6, "avx avx2 fma", "fp32", why), 32);
+  EXPECT_EQ(cpu_flops_per_cycle("GenuineIntel", 6, "avx avx2 fma amx_bf16", "bf16", why), 2048);
+  EXPECT_EQ(cpu_flops_per_cycle("GenuineIntel", 6, "avx avx2 fma", "bf16", why), 0);
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(Peak, GpuDatasheetTable) {
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H100 80GB HBM3", "bf16"), 989e12);
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H100 PCIe", "fp32"), 51e12);
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H200", "tf32"), 495e12);
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA A100-SXM4-40GB", "fp32"), 19.5e12);
+  EXPECT_EQ(gpu_datasheet_flops("Some Future GPU", "fp32"), 0);
+}
+
+class PeakCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("tbd_peak_test_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    setenv("TBD_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("TBD_CACHE_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(PeakCache, PathFollowsTbdCacheDir) { EXPECT_EQ(peak_cache_path(), (dir_ / "peak.json").string()); }
+
+TEST_F(PeakCache, RunWithoutMeasurementSaysHowToGetOne) {
+  const auto p = peaks_for_run(c10::kCPU, 1, "fp32");
+  EXPECT_TRUE(p["measured"]["flops_per_s"].is_null());
+  EXPECT_NE(p["measured"]["not_available"].get<std::string>().find("tbd env --peak"), std::string::npos);
+}
+
+TEST_F(PeakCache, MeasuredPeakRoundTripsPerMachineKey) {
+  GemmPeakOptions o;
+  o.size = 96;
+  o.trial_seconds = 0.005;
+  o.min_trials = 3;
+  o.max_trials = 5;
+  const auto m = measure_gemm_peak(c10::kCPU, "fp32", o);
+  ASSERT_TRUE(m["flops_per_s"].is_number());
+  EXPECT_GT(m["flops_per_s"].get<double>(), 1e6);
+  EXPECT_GE(m["trials"].get<int>(), 3);
+  const std::string key = peak_machine_key(c10::kCPU, 1);
+  store_cached_peak(key, {{"fp32", m}});
+  const auto back = load_cached_peak(key, "fp32");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_DOUBLE_EQ((*back)["flops_per_s"].get<double>(), m["flops_per_s"].get<double>());
+  EXPECT_FALSE(load_cached_peak(peak_machine_key(c10::kCPU, 2), "fp32").has_value());  // other thread count
+  const auto run = peaks_for_run(c10::kCPU, 1, "fp32");
+  EXPECT_DOUBLE_EQ(run["measured"]["flops_per_s"].get<double>(), m["flops_per_s"].get<double>());
+}
+
+TEST_F(PeakCache, DamagedCacheIsIgnored) {
+  std::ofstream(dir_ / "peak.json") << "{ not json";
+  EXPECT_FALSE(load_cached_peak(peak_machine_key(c10::kCPU, 1), "fp32").has_value());
+}
+
+TEST(Peak, CpuDatasheetIsCoresTimesClockTimesIsa) {
+  const auto d1 = datasheet_peak(c10::kCPU, "fp32", 1), d2 = datasheet_peak(c10::kCPU, "fp32", 2);
+  if (d1["flops_per_s"].is_null()) GTEST_SKIP() << d1["not_available"];
+  EXPECT_DOUBLE_EQ(d2["flops_per_s"].get<double>(), 2 * d1["flops_per_s"].get<double>());
+  EXPECT_NE(d1["provenance"].get<std::string>().find("GHz"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tbd
