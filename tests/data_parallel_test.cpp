@@ -9,6 +9,7 @@
 #include <torch/serialize.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "test_util.h"
 #include "tbd/core/error.h"
@@ -18,6 +19,7 @@
 #include "tbd/dist/local_launcher.h"
 #include "tbd/dist/process_group.h"
 #include "tbd/nn/resnet.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -77,10 +79,11 @@ TEST(DataParallelWorker, TrainsItsShard) {
     torch::NoGradGuard no_grad;
     group->broadcast_from_rank0(shared);
   }
-  const bool overlap = std::string(std::getenv("TBD_TEST_OVERLAP")) == "on";
+  const char* overlap_env = std::getenv("TBD_TEST_OVERLAP");
+  const bool overlap = !overlap_env || std::string(overlap_env) == "on";
   // A small bucket size: several buckets, some launched during backward.
   GradientReducer reducer(model->parameters(), *group, 64 * 1024, overlap);
-  Phases phases(c10::Device(c10::kCPU), c10::ScalarType::Float, {&reducer});
+  Phases phases(c10::Device(c10::kCPU), c10::ScalarType::Float);
   phases.set_gradient_sync(&reducer);
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   auto [x, y] = whole_batch(env.world_size);
@@ -93,6 +96,69 @@ TEST(DataParallelWorker, TrainsItsShard) {
     EXPECT_GT(history.back().hidden_s, 0.0);  // some buckets flew during backward
   }
   if (env.rank == 0) torch::save(flat_parameters(model), out);
+}
+
+// A sequence workload with padding: seq2seq at tiny scale, dropout off. Its
+// loss is summed over target tokens and divided by sentences, so the mean of
+// two half-batch losses is the whole batch's loss; gradient clipping runs
+// after the all-reduce, on the global gradient, as with DDP. Each rank takes
+// its half of one padded batch (sources keep the whole batch's padding).
+constexpr int64_t kSentencesPerRank = 3;
+
+std::map<std::string, std::string> seq2seq_settings() { return {{"dropout", "0"}, {"max_gradient_norm", "1"}}; }
+
+Batch rows(const Batch& b, int64_t start, int64_t count) {
+  Batch part;
+  for (const auto& t : b.inputs) part.inputs.push_back(t.narrow(0, start, count));
+  for (const auto& t : b.targets) part.targets.push_back(t.narrow(0, start, count));
+  part.samples = count;
+  return part;
+}
+
+torch::Tensor flat(const ParameterSet& s) {
+  std::vector<torch::Tensor> all;
+  for (const auto& w : s.weights) all.push_back(w.detach().reshape({-1}));
+  return torch::cat(all);
+}
+
+TEST(DataParallelWorker, TrainsItsSeq2SeqShard) {
+  const char* out = std::getenv("TBD_TEST_OUT");
+  if (!out || !std::getenv("RANK")) GTEST_SKIP() << "runs only as a rank of DataParallel.*";
+  const DistEnvironment env = read_dist_environment();
+  auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
+  testing::WorkloadUnderTest t("seq2seq", Scale::tiny, seq2seq_settings(), kSentencesPerRank * env.world_size);
+  ParameterSet state = t.workload->state();
+  {
+    torch::NoGradGuard no_grad;
+    group->broadcast_from_rank0(state.weights);
+  }
+  GradientReducer reducer(state.weights, *group, 16 * 1024, true);
+  t.phases.set_gradient_sync(&reducer);
+  const Batch whole = t.workload->next_batch();  // the same on every rank: same seed, rank 0's stream
+  const Batch mine = rows(whole, env.rank * kSentencesPerRank, kSentencesPerRank);
+  for (int i = 0; i < kSteps; ++i) t.step(mine);
+  if (env.rank == 0) torch::save(flat(t.workload->state()), out);
+}
+
+TEST(DataParallel, Seq2SeqWithPaddingTwoRanksMatchOneRank) {
+  testing::TempDir dir;
+  const std::string out = dir / "params.pt";
+  setenv("TBD_TEST_OUT", out.c_str(), 1);
+  const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsSeq2SeqShard"}, 2);
+  unsetenv("TBD_TEST_OUT");
+  ASSERT_EQ(rc, 0);
+  torch::Tensor distributed;
+  torch::load(distributed, out);
+
+  testing::WorkloadUnderTest t("seq2seq", Scale::tiny, seq2seq_settings(), 2 * kSentencesPerRank);
+  const auto before = flat(t.workload->state()).clone();
+  const Batch whole = t.workload->next_batch();
+  ASSERT_GT(whole.inputs[0].size(1), whole.inputs[1].min().item<int64_t>());  // the batch is padded
+  for (int i = 0; i < kSteps; ++i) t.step(whole);
+  const auto single = flat(t.workload->state());
+  EXPECT_FALSE(torch::allclose(before, single));
+  EXPECT_TRUE(torch::allclose(distributed, single, 1e-4, 1e-5))
+      << "max difference " << (distributed - single).abs().max().item<float>();
 }
 
 void expect_two_ranks_match_one(const std::string& overlap) {

@@ -87,7 +87,9 @@ TEST(MovieLens, BatchesPairEachPositiveWithUnratedNegatives) {
       const bool positive = batch.labels[i].item<float>() == 1.0f;
       EXPECT_EQ(positive, i % 5 == 0);
       EXPECT_EQ(ratings->rated(user, item), positive) << "user " << user << " item " << item;
-      if (i % 5 != 0) EXPECT_EQ(user, batch.users[i - i % 5].item<int64_t>());  // the positive's user
+      if (i % 5 != 0) {
+        EXPECT_EQ(user, batch.users[i - i % 5].item<int64_t>());  // the positive's user
+      }
     }
   }
 }

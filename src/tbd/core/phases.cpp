@@ -56,6 +56,9 @@ void PhaseScope::end() {
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
     at::autocast::set_autocast_enabled(type, false);
   }
+  // Data-parallel runs average gradients as backward ends (as DDP does), so
+  // whatever runs before the optimizer step (clipping) sees the global gradient.
+  if (phase_ == Phase::backward && owner_->sync_) owner_->sync_->synchronize();
   range_.reset();  // ends the RecordFunction range
   owner_->end(phase_);
   owner_ = nullptr;
@@ -80,7 +83,6 @@ void Phases::backward(const at::Tensor& loss) {
 
 void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {
   auto scope = optimizer_scope();
-  if (sync_) sync_->synchronize();
   optimizer.step();
   optimizer.zero_grad(true);
 }

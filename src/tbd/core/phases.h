@@ -30,8 +30,8 @@ class PhaseListener {
   virtual void on_phase_end(Phase) {}
 };
 
-// Makes gradients consistent across data-parallel ranks before an optimizer
-// step (src/tbd/dist/gradient_reducer); absent in single-process runs.
+// Makes gradients consistent across data-parallel ranks when a backward
+// phase ends (src/tbd/dist/gradient_reducer); absent in single-process runs.
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
@@ -69,8 +69,7 @@ class Phases {
   PhaseScope optimizer_scope() { return PhaseScope(*this, Phase::optimizer); }
 
   void backward(const at::Tensor& loss);                  // loss.backward() in its range
-  // Gradient synchronisation (distributed runs), step and zero_grad, in the optimizer range.
-  void optimizer_step(torch::optim::Optimizer& optimizer);
+  void optimizer_step(torch::optim::Optimizer& optimizer);  // step + zero_grad in its range
 
   void set_gradient_sync(GradientSync* sync) { sync_ = sync; }
 

@@ -42,20 +42,6 @@ GradientReducer::~GradientReducer() {
   for (size_t k = 0; k < hooks_.size(); ++k) params_[k].remove_hook(hooks_[k]);
 }
 
-void GradientReducer::on_phase_begin(Phase p) {
-  if (p != Phase::backward) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  backward_begin_ = Clock::now();
-  in_backward_ = true;
-}
-
-void GradientReducer::on_phase_end(Phase p) {
-  if (p != Phase::backward) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  backward_end_ = Clock::now();
-  in_backward_ = false;
-}
-
 void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
   Bucket& b = buckets_[bucket_of_[k]];
@@ -127,7 +113,7 @@ void GradientReducer::synchronize() {
   bool open = false;
   auto add = [&](Clock::time_point a, Clock::time_point e) {
     it.busy_s += std::chrono::duration<double>(e - a).count();
-    const auto hidden_end = std::min(e, backward_end_);
+    const auto hidden_end = std::min(e, wait_begin);  // backward's computation ended when we were called
     if (hidden_end > a) it.hidden_s += std::chrono::duration<double>(hidden_end - a).count();
   };
   for (const auto& [a, e] : spans) {

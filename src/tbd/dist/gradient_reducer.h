@@ -2,8 +2,8 @@
 // parameters are grouped (in reverse order, roughly the order backward
 // produces their gradients) into buckets of about `bucket_bytes`; with
 // overlap on, a bucket's all-reduce starts as soon as its last gradient is
-// ready, while backward goes on; synchronize() (before the optimizer step)
-// waits for all buckets and writes the averaged gradients back. With overlap
+// ready, while backward goes on; synchronize() (when the backward phase
+// ends) waits for all buckets and writes the averaged gradients back. With overlap
 // off, everything is reduced after backward, for comparison.
 #pragma once
 
@@ -27,19 +27,17 @@ struct CommIteration {
   int64_t bytes = 0;          // gradient bytes all-reduced
   int buckets = 0;
   double busy_s = 0;          // union of the buckets' in-flight intervals
-  double hidden_s = 0;        // part of it while backward was still running
-  double exposed_wait_s = 0;  // time synchronize() blocked the training loop
+  double hidden_s = 0;        // part of it while backward was still computing
+  double exposed_wait_s = 0;  // time synchronize() blocked after backward's computation
   std::vector<double> bucket_seconds, bucket_bytes;
 };
 
-class GradientReducer final : public GradientSync, public PhaseListener {
+class GradientReducer final : public GradientSync {
  public:
   GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group, int64_t bucket_bytes, bool overlap);
   ~GradientReducer() override;
 
   void synchronize() override;
-  void on_phase_begin(Phase p) override;
-  void on_phase_end(Phase p) override;
 
   // Iterations synchronised so far; the comm probe reads and clears them.
   std::vector<CommIteration> take_history();
@@ -72,8 +70,6 @@ class GradientReducer final : public GradientSync, public PhaseListener {
   ProcessGroup& group_;
   bool overlap_;
   std::mutex mutex_;  // hooks may run on autograd's device threads
-  Clock::time_point backward_begin_, backward_end_;
-  bool in_backward_ = false;
   std::vector<CommIteration> history_;
 };
 

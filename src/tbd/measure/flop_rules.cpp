@@ -21,9 +21,11 @@ Shape shape(Inputs in, size_t i) {
   return t.sizes().vec();
 }
 
+// Product of s[from, to), the range clamped to the shape.
 double product(const Shape& s, size_t from = 0, size_t to = SIZE_MAX) {
+  const size_t end = std::min(to, s.size());
   double p = 1;
-  for (size_t i = from; i < std::min(to, s.size()); ++i) p *= static_cast<double>(s[i]);
+  for (size_t i = from; i < end; ++i) p *= static_cast<double>(s.at(i));
   return p;
 }
 

@@ -228,7 +228,6 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     std::vector<PhaseListener*> listeners;
     if (s.group) {
       join_data_parallel(s);
-      listeners.push_back(s.reducer.get());
       ctx.gradient_reducer = s.reducer.get();
     }
     for (auto& p : s.probes) listeners.push_back(p.get());

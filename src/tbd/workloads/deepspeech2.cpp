@@ -73,9 +73,9 @@ class DeepSpeech2 final : public Workload {
     max_grad_norm_ = settings.real("max_grad_norm");
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
-      real_data_.emplace(folder, options.batch_size, options.seed, options.data_workers);
+      real_data_.emplace(folder, options.batch_size, options.data_seed(), options.data_workers);
     } else {
-      make_synthetic(options.batch_size, options.seed);
+      make_synthetic(options.batch_size, options.data_seed());
     }
     model_ = nn::DeepSpeech2(shape_.model);
     model_->to(device);

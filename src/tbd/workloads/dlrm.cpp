@@ -85,7 +85,7 @@ class DLRM final : public Workload {
     if (!options.data_path.empty()) {
       real_data_.emplace(options.data_path, config_.table_sizes, options.batch_size);
     } else {
-      synthetic_ = make_synthetic(options.batch_size, options.seed);
+      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
     }
   }
 

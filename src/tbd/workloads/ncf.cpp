@@ -59,9 +59,9 @@ class NCF final : public Workload {
       auto ratings = std::make_shared<const MovieLensRatings>(options.data_path);
       config_.users = ratings->users();  // the embeddings are sized to the file's users and items
       config_.items = ratings->items();
-      real_data_.emplace(ratings, options.batch_size, negatives_, options.seed, options.data_workers);
+      real_data_.emplace(ratings, options.batch_size, negatives_, options.data_seed(), options.data_workers);
     } else {
-      synthetic_ = make_synthetic(options.batch_size, options.seed);
+      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
     }
     model_ = nn::NeuMF(config_);
     model_->to(device);

@@ -73,13 +73,13 @@ class Seq2SeqWorkload final : public Workload {
               text.source_vocabulary->pad(), /*source_eos=*/false};
       data_description_ = text.source_file + " -> " + text.target_file;
       real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::sentences, batch_sentences_, options.seed, options.data_workers);
+                         LengthBatches::Limit::sentences, batch_sentences_, options.data_seed(), options.data_workers);
     } else {
       // Specials take ids 0..3 as in a Vocabulary built without a file.
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/false};
       data_description_ = "synthetic";
-      synthetic_ = make_synthetic(config, max_length, options.seed);
+      synthetic_ = make_synthetic(config, max_length, options.data_seed());
     }
     config_ = config;
     model_ = nn::Seq2Seq(config);

@@ -83,12 +83,12 @@ class TransformerWorkload final : public Workload {
       ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true};
       data_description_ = text.source_file + " -> " + text.target_file;
       real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::tokens, batch_tokens_, options.seed, options.data_workers);
+                         LengthBatches::Limit::tokens, batch_tokens_, options.data_seed(), options.data_workers);
     } else {
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true};
       data_description_ = "synthetic";
-      synthetic_ = make_synthetic(config.vocabulary, max_length, options.seed);
+      synthetic_ = make_synthetic(config.vocabulary, max_length, options.data_seed());
     }
     config.pad = ids_.pad;
     config_ = config;
