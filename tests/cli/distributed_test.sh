@@ -10,6 +10,8 @@ json_check "$WORK/dp.json" 'r["distributed"]["global_batch_size"] == 8 and r["di
 json_check "$WORK/dp.json" 'len(r["iterations"]) == 3 and r["comm"]["iterations"] == 3 and r["comm"]["bytes_per_iteration"] > 0'
 json_check "$WORK/dp.json" '0 <= r["comm"]["hidden_share"] <= 1'
 expect_exit 0 "distributed" -- run resnet50 "${tiny[@]}" --nproc 2 --iters 2 --warmup 0 --dist-overlap off --min-time 0.2
+# Sparse embedding-bag gradients (dlrm) are all-reduced too.
+expect_exit 0 "distributed +2 ranks" -- run dlrm --scale tiny --threads 1 --nproc 2 --iters 2 --warmup 1 --probes time
 
 # Bad combinations of the launcher's variables are usage errors.
 RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 expect_exit 2 "rank 2 is not below the world size 2" -- run resnet50 "${tiny[@]}"

@@ -4,6 +4,11 @@
 
 namespace tbd {
 
+namespace {
+// Sparse gradients (embedding bags) travel densified: simple, and exact.
+torch::Tensor dense(const torch::Tensor& grad) { return grad.is_sparse() ? grad.to_dense() : grad; }
+}  // namespace
+
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group,
                                  int64_t bucket_bytes, bool overlap)
     : group_(group), overlap_(overlap) {
@@ -46,7 +51,7 @@ void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
   Bucket& b = buckets_[bucket_of_[k]];
   if (b.launched) return;  // a second backward before the step: not supported, keep the first
-  b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(grad.reshape({-1}));
+  b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(dense(grad).reshape({-1}));
   has_grad_[k] = true;
   if (++b.ready == static_cast<int>(b.members.size())) launch(b);
 }
@@ -70,7 +75,7 @@ void GradientReducer::synchronize() {
       const auto& g = params_[k].grad();
       auto slot = b.flat.narrow(0, offset_of_[k], params_[k].numel());
       if (g.defined()) {
-        slot.copy_(g.reshape({-1}));
+        slot.copy_(dense(g).reshape({-1}));
         has_grad_[k] = true;
       } else {
         slot.zero_();
@@ -91,7 +96,12 @@ void GradientReducer::synchronize() {
       const size_t k = b.members[i];
       if (!has_grad_[k]) continue;
       auto avg = b.flat.narrow(0, b.offsets[i], params_[k].numel()).view(params_[k].sizes());
-      params_[k].mutable_grad().copy_(avg);
+      auto& grad = params_[k].mutable_grad();
+      if (grad.defined() && !grad.is_sparse()) {
+        grad.copy_(avg);
+      } else {
+        grad = avg.clone();  // a sparse gradient comes back dense
+      }
     }
     // The completion callback may trail wait() by a moment: fall back to the wait's end.
     const Clock::rep done_rep = b.done_at.load();
