@@ -4,6 +4,9 @@
 #include <ATen/record_function.h>
 #include <torch/optim/optimizer.h>
 
+#include <exception>
+#include <utility>
+
 namespace tbd {
 
 const char* to_string(Phase p) {
@@ -45,12 +48,26 @@ PhaseScope::PhaseScope(PhaseScope&& other) noexcept
   other.owner_ = nullptr;
 }
 
-PhaseScope::~PhaseScope() { end(); }
+namespace {
+// A gradient synchronisation that fails while a scope is destroyed cannot
+// throw from the destructor; it is rethrown when this thread next opens a phase.
+thread_local std::exception_ptr g_deferred_error;
+}  // namespace
+
+PhaseScope::~PhaseScope() {
+  try {
+    end();
+  } catch (...) {
+    g_deferred_error = std::current_exception();
+  }
+}
 
 void PhaseScope::end() {
   if (!owner_) return;
+  Phases* owner = owner_;
+  owner_ = nullptr;
   if (autocast_) {
-    const auto type = owner_->device_.type();
+    const auto type = owner->device_.type();
     // Cast weights are cached per autocast region; drop them as PyTorch does
     // when the outermost region exits, so nothing carries into the next step.
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
@@ -58,10 +75,17 @@ void PhaseScope::end() {
   }
   // Data-parallel runs average gradients as backward ends (as DDP does), so
   // whatever runs before the optimizer step (clipping) sees the global gradient.
-  if (phase_ == Phase::backward && owner_->sync_) owner_->sync_->synchronize();
+  std::exception_ptr error;
+  if (phase_ == Phase::backward && owner->sync_) {
+    try {
+      owner->sync_->synchronize();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
   range_.reset();  // ends the RecordFunction range
-  owner_->end(phase_);
-  owner_ = nullptr;
+  owner->end(phase_);
+  if (error) std::rethrow_exception(error);
 }
 
 Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
@@ -69,6 +93,7 @@ Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
     : device_(device), autocast_dtype_(autocast_dtype), listeners_(std::move(listeners)) {}
 
 void Phases::begin(Phase p) {
+  if (g_deferred_error) std::rethrow_exception(std::exchange(g_deferred_error, nullptr));
   for (auto* l : listeners_) l->on_phase_begin(p);
 }
 
@@ -79,6 +104,7 @@ void Phases::end(Phase p) {
 void Phases::backward(const at::Tensor& loss) {
   auto scope = backward_scope();
   loss.backward();
+  scope.end();  // not from the destructor: a failed synchronisation must propagate
 }
 
 void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {

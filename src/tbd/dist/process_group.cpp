@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <thread>
 
 #ifdef TBD_WITH_GLOO
 #define USE_C10D_GLOO 1
@@ -68,7 +69,13 @@ std::string lost_ranks(c10d::Store* store, int self, int size) {
   } catch (const std::exception& e) {
     detail = e.what();
   }
-  const std::string lost = lost_ranks(store, self, size);
+  // A killed peer's sockets close a moment before its process is gone:
+  // look again for up to a second before saying we cannot tell.
+  std::string lost;
+  for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
+    lost = lost_ranks(store, self, size);
+    if (lost.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   throw Error("rank " + std::to_string(self) + ": distributed " + during + " failed: " +
               (lost.empty() ? std::string("a peer rank was lost or timed out")
                             : "lost rank " + lost + " (its process is gone)") +
