@@ -57,7 +57,13 @@ TEST(Statistics, RatioOfTotalsWithConstantNumeratorMatchesTimeInterval) {
   const RatioEstimate r = ratio_of_totals({32, 32, 32}, {1, 2, 3});
   EXPECT_DOUBLE_EQ(r.value, 16.0);
   EXPECT_NEAR(r.ci95_high - r.value, 19.873, 1e-2);
-  EXPECT_NEAR(r.value - r.ci95_low, 19.873, 1e-2);
+  EXPECT_EQ(r.ci95_low, 0.0);  // 16 − 19.873 < 0: a rate is never negative
+  // Steadier times: {1, 1.1, 0.9}: R = 32; residuals {0, -3.2, 3.2}: Σ² = 20.48;
+  // var = 20.48 / (2·3·1) = 3.4133; half-width = 4.3027 · 1.8475 = 7.949.
+  const RatioEstimate s = ratio_of_totals({32, 32, 32}, {1, 1.1, 0.9});
+  EXPECT_NEAR(s.value, 32.0, 1e-12);
+  EXPECT_NEAR(s.value - s.ci95_low, 7.949, 1e-2);
+  EXPECT_NEAR(s.ci95_high - s.value, 7.949, 1e-2);
 }
 
 TEST(Statistics, RatioOfTotalsWeighsBySamples) {

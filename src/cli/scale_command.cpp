@@ -69,8 +69,7 @@ Command add_scale_command(CLI::App& app) {
                              ("tbd-scale-" + std::to_string(::getpid()));
             std::filesystem::create_directories(dir);
             nlohmann::json points = nlohmann::json::array();
-            double base = 0;
-            int base_n = 0;
+            double baseline = 0;  // throughput at the first process count
             std::cout << fmt::format("{:>6} {:>16} {:>9} {:>11}\n", "nproc", "samples/s", "speed-up", "efficiency");
             for (int n : counts) {
               const std::string file = (dir / ("nproc-" + std::to_string(n) + ".json")).string();
@@ -86,10 +85,10 @@ Command add_scale_command(CLI::App& app) {
               std::ifstream in(file);
               const nlohmann::json r = nlohmann::json::parse(in);
               const double rate = global_throughput(r);
-              if (base_n == 0) base = rate / counts.front(), base_n = counts.front();
-              // Speed-up and efficiency against the first count, per process.
-              const double speedup = base > 0 ? rate / (base * base_n) : 0;
-              const double efficiency = base > 0 ? rate / (n * base) : 0;
+              if (baseline == 0) baseline = rate;
+              // Against the first count n0: speed-up t(n)/t(n0), efficiency t(n)·n0/(n·t(n0)).
+              const double speedup = baseline > 0 ? rate / baseline : 0;
+              const double efficiency = baseline > 0 ? rate * counts.front() / (n * baseline) : 0;
               std::cout << fmt::format("{:>6} {:>16.4g} {:>9.3f} {:>10.1f}%\n", n, rate, speedup, 100 * efficiency);
               points.push_back({{"nproc", n}, {"samples_per_s", rate}, {"speedup", speedup},
                                 {"efficiency", efficiency}, {"result", r}});

@@ -46,6 +46,13 @@ void ParameterSet::add(const torch::optim::Optimizer& optimizer) {
   }
 }
 
+ParameterSet ParameterSet::of(const torch::nn::Module& model, const torch::optim::Optimizer* optimizer) {
+  ParameterSet s;
+  s.add(model);
+  if (optimizer) s.add(*optimizer);
+  return s;
+}
+
 int64_t count_parameters(const torch::nn::Module& module) {
   int64_t n = 0;
   for (const auto& p : module.parameters()) n += p.numel();

@@ -17,9 +17,13 @@ struct ParameterSet {
   int64_t parameter_count() const;            // Σ numel(weights)
   int64_t trainable_parameter_count() const;  // Σ numel(weights requiring grad)
 
-  // Adds a module's parameters and buffers, and (optionally) an optimizer's state.
+  // Adds a module's parameters and buffers, or an optimizer's state.
   void add(const torch::nn::Module& module);
   void add(const torch::optim::Optimizer& optimizer);
+
+  // The state of a one-model, one-optimizer workload (optimizer may be null
+  // before set-up has made it).
+  static ParameterSet of(const torch::nn::Module& model, const torch::optim::Optimizer* optimizer);
 };
 
 int64_t count_parameters(const torch::nn::Module& module);

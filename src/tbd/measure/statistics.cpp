@@ -81,7 +81,9 @@ RatioEstimate ratio_of_totals(const std::vector<double>& y, const std::vector<do
   for (size_t i = 0; i < n; ++i) ss += (y[i] - r.value * x[i]) * (y[i] - r.value * x[i]);
   const double var = ss / (static_cast<double>(n - 1) * static_cast<double>(n) * xbar * xbar);
   const double half = student_t_975(static_cast<int64_t>(n) - 1) * std::sqrt(var);
-  r.ci95_low = r.value - half;
+  // A rate of non-negative totals is never negative: clamp the lower bound
+  // (with few iterations the symmetric interval can cross zero).
+  r.ci95_low = std::max(0.0, r.value - half);
   r.ci95_high = r.value + half;
   return r;
 }

@@ -29,7 +29,7 @@ double student_t_975(int64_t df);
 // Ratio of totals R = Σy / Σx with a 95% confidence interval by the delta
 // method (ratio estimator): var(R) ≈ Σ(y_i − R·x_i)² / ((n−1)·n·x̄²).
 // Used for throughput = samples / seconds when iterations carry different
-// sample counts; reduces to the interval of the mean when y is constant.
+// sample counts. The lower bound is clamped at 0.
 struct RatioEstimate {
   double value = 0, ci95_low = 0, ci95_high = 0;
 };

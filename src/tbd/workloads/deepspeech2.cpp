@@ -119,12 +119,7 @@ class DeepSpeech2 final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override {
-    ParameterSet s;
-    s.add(*model_);
-    if (optimizer_) s.add(*optimizer_);
-    return s;
-  }
+  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   // Audio seconds per second = samples_per_s × audio_seconds_per_utterance
   // (the mean over every batch handed out in this run).

@@ -117,12 +117,7 @@ class GptWorkload final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override {
-    ParameterSet s;
-    s.add(*model_);
-    if (optimizer_) s.add(*optimizer_);
-    return s;
-  }
+  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     const int64_t n = model_ ? model_->parameters_without_positions() : 0;

@@ -91,12 +91,7 @@ class NCF final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override {
-    ParameterSet s;
-    s.add(*model_);
-    if (optimizer_) s.add(*optimizer_);
-    return s;
-  }
+  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     return {{"users", config_.users},   {"items", config_.items},

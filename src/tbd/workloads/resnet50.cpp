@@ -104,12 +104,7 @@ class ResNet50 final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override {
-    ParameterSet s;
-    s.add(*model_);
-    if (optimizer_) s.add(*optimizer_);
-    return s;
-  }
+  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     return {{"image_size", image_size_}, {"classes", classes_}, {"effective_lr", lr_}};

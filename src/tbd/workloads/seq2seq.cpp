@@ -122,12 +122,7 @@ class Seq2SeqWorkload final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override {
-    ParameterSet s;
-    s.add(*model_);
-    if (optimizer_) s.add(*optimizer_);
-    return s;
-  }
+  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     return {{"source_vocabulary", config_.source_vocabulary},
