@@ -4,6 +4,8 @@
 #include <ATen/record_function.h>
 #include <torch/optim/optimizer.h>
 
+#include "tbd/core/grad_scaler.h"
+
 #include <exception>
 #include <utility>
 
@@ -83,6 +85,13 @@ void PhaseScope::end() {
       error = std::current_exception();
     }
   }
+  if (!error && phase_ == Phase::backward && owner->scaler_) {
+    try {
+      owner->scaler_->unscale();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
   range_.reset();  // ends the RecordFunction range
   owner->end(phase_);
   if (error) std::rethrow_exception(error);
@@ -103,14 +112,19 @@ void Phases::end(Phase p) {
 
 void Phases::backward(const at::Tensor& loss) {
   auto scope = backward_scope();
-  loss.backward();
+  if (scaler_) {
+    scaler_->scale(loss).backward();
+  } else {
+    loss.backward();
+  }
   scope.end();  // not from the destructor: a failed synchronisation must propagate
 }
 
 void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {
   auto scope = optimizer_scope();
-  optimizer.step();
+  if (!scaler_ || scaler_->step_allowed()) optimizer.step();
   optimizer.zero_grad(true);
+  if (scaler_) scaler_->update();
 }
 
 }  // namespace tbd

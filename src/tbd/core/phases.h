@@ -39,6 +39,7 @@ class GradientSync {
 };
 
 class Phases;
+class GradScaler;
 
 // RAII range of one phase; ends when it goes out of scope (or at end()).
 class PhaseScope {
@@ -68,10 +69,16 @@ class Phases {
   PhaseScope backward_scope() { return PhaseScope(*this, Phase::backward); }
   PhaseScope optimizer_scope() { return PhaseScope(*this, Phase::optimizer); }
 
-  void backward(const at::Tensor& loss);                  // loss.backward() in its range
-  void optimizer_step(torch::optim::Optimizer& optimizer);  // step + zero_grad in its range
+  // loss.backward() in its range. With fp16 loss scaling, the loss is scaled
+  // first and the gradients are unscaled when the range ends (after the
+  // data-parallel sync), so clipping and the optimizer see true gradients.
+  void backward(const at::Tensor& loss);
+  // step + zero_grad in its range; with loss scaling a step whose gradients
+  // were not finite is skipped and the scale updated.
+  void optimizer_step(torch::optim::Optimizer& optimizer);
 
   void set_gradient_sync(GradientSync* sync) { sync_ = sync; }
+  void set_grad_scaler(GradScaler* scaler) { scaler_ = scaler; }
 
   c10::Device device() const { return device_; }
   bool autocast() const { return autocast_dtype_ != c10::ScalarType::Float; }
@@ -85,6 +92,7 @@ class Phases {
   c10::ScalarType autocast_dtype_;
   std::vector<PhaseListener*> listeners_;
   GradientSync* sync_ = nullptr;
+  GradScaler* scaler_ = nullptr;  // fp16 runs only
 };
 
 }  // namespace tbd

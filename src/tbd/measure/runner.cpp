@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 
+#include "tbd/core/grad_scaler.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/core/rng.h"
@@ -84,6 +85,7 @@ struct Session {
   std::unique_ptr<Phases> phases;
   std::unique_ptr<ProcessGroup> group;       // distributed runs only
   std::unique_ptr<GradientReducer> reducer;  // distributed runs only
+  std::unique_ptr<GradScaler> scaler;        // fp16 runs only
   std::deque<double> recent;  // for auto warm-up
   double first_loss = NAN, last_loss = NAN;
   double measured_samples = 0, measured_seconds = 0;
@@ -233,6 +235,10 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     for (auto& p : s.probes) listeners.push_back(p.get());
     s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision), listeners);
     s.phases->set_gradient_sync(s.reducer.get());
+    if (s.options.precision == Precision::fp16) {  // fp16 needs loss scaling; bf16 does not
+      s.scaler = std::make_unique<GradScaler>(s.workload->state().weights);
+      s.phases->set_grad_scaler(s.scaler.get());
+    }
     for (auto& p : s.probes) p->on_run_start(ctx);
 
     const int64_t warmup_cap = s.options.warmup_auto ? 50 : s.options.warmup;
@@ -308,6 +314,10 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
                      {"trainable_parameters", state.trainable_parameter_count()}};
   result["loss"] = {{"first_measured", std::isnan(s.first_loss) ? nlohmann::json(nullptr) : nlohmann::json(s.first_loss)},
                     {"last_measured", std::isnan(s.last_loss) ? nlohmann::json(nullptr) : nlohmann::json(s.last_loss)}};
+  if (s.scaler)
+    result["loss_scaling"] = {{"final_scale", s.scaler->current_scale()},
+                              {"optimizer_steps", s.scaler->steps()},
+                              {"skipped_steps", s.scaler->skipped_steps()}};
   result["probes"] = nlohmann::json::array();
   RunOutcome outcome;
   for (auto& p : s.probes) {

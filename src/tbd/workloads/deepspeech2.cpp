@@ -113,11 +113,11 @@ class DeepSpeech2 final : public Workload {
                 static_cast<double>(batch.samples);
     forward.end();
     phases.backward(loss);
-    // Clipping is part of the update, so it is timed as the optimizer phase.
-    auto update = phases.optimizer_scope();
-    if (max_grad_norm_ > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), max_grad_norm_);
-    optimizer_->step();
-    optimizer_->zero_grad(true);
+    if (max_grad_norm_ > 0) {
+      auto scope = phases.optimizer_scope();  // clipping is part of the update
+      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_grad_norm_);
+    }
+    phases.optimizer_step(*optimizer_);
     return {loss.detach()};
   }
 
