@@ -128,7 +128,7 @@ double A3CWorker::rollout_and_update(nn::AtariNet& shared, SharedRMSprop& optimi
     for (size_t i = 0; i < local_params.size(); ++i) local_params[i].copy_(shared_params[i]);
   }
   play_rollout();
-  local_->zero_grad(true);
+  local_->zero_grad(true);  // normally none left: only after a failed update
   const A3CLoss loss = a3c_loss(local_, rollout_, config_);
   {
     RECORD_USER_SCOPE("tbd::backward");
@@ -141,6 +141,7 @@ double A3CWorker::rollout_and_update(nn::AtariNet& shared, SharedRMSprop& optimi
     grads.reserve(local_params.size());
     for (const auto& p : local_params) grads.push_back(p.grad());
     optimizer.step(grads);  // hogwild: no lock; other workers may be stepping too
+    local_->zero_grad(true);  // freed now, so nothing of this update outlives the iteration
   }
   counters_.busy_s += seconds_since(t0);
   return loss.total.item<double>();

@@ -162,13 +162,18 @@ class A3C final : public Workload {
                     {"note", "thread-seconds of rollouts and updates summed over the workers; learning = busy - env"}};
     m["episodes"] = {{"completed", returns.size()},
                      {"mean_return", returns.empty() ? nlohmann::json(nullptr) : nlohmann::json(mean_return)}};
-    m["summary"] = steps > 0 && busy_s > 0
-                       ? fmt::format("env {:.1f}% of worker time, {:.1f} us per agent step ({} frames); {} episode{} "
-                                     "ended{}",
-                                     100 * env_s / busy_s, 1e6 * env_s / static_cast<double>(steps),
-                                     trainer_->config().frame_skip, returns.size(), returns.size() == 1 ? "" : "s",
-                                     returns.empty() ? "" : fmt::format(", mean return {:.2f}", mean_return))
-                       : std::string("env time: no measured agent step");
+    const auto& c = trainer_->config();
+    // (`batch` in the config line above counts workers here, not frames.)
+    std::string summary = fmt::format("{} workers x {} steps x {} frames = {} frames per iteration; ", c.workers,
+                                      c.a3c.t_max, c.frame_skip, trainer_->frames_per_iteration());
+    if (steps > 0 && busy_s > 0)
+      summary += fmt::format("env {:.1f}% of worker time, {:.1f} us per agent step", 100 * env_s / busy_s,
+                             1e6 * env_s / static_cast<double>(steps));
+    else
+      summary += "no measured agent step";
+    summary += fmt::format("; {} episode{} ended", returns.size(), returns.size() == 1 ? "" : "s");
+    if (!returns.empty()) summary += fmt::format(", mean return {:.2f}", mean_return);
+    m["summary"] = summary;
     return m;
   }
 
