@@ -63,10 +63,10 @@ Command add_list_command(CLI::App& app) {
                                  s["default"].get<std::string>(), s["description"].get<std::string>());
       return 0;
     }
-    std::cout << fmt::format("{:<12} {:<22} {:<10} {:>6} {:>13}  {}\n", "workload", "domain", "unit",
+    std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", "workload", "domain", "unit",
                              "batch", "parameters", "model");
     for (const auto& w : all)
-      std::cout << fmt::format("{:<12} {:<22} {:<10} {:>6} {:>13}  {}\n", w["name"].get<std::string>(),
+      std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", w["name"].get<std::string>(),
                                w["domain"].get<std::string>(), w["sample_unit"].get<std::string>(),
                                w["default_batch"].get<long long>(),
                                with_thousands(w["parameters"].get<long long>()),

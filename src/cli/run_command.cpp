@@ -2,6 +2,7 @@
 // (optionally) the result JSON.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -136,6 +137,8 @@ Command add_run_command(CLI::App& app) {
             if (!a->trace.path.empty()) check_trace_path(a->trace.path);
             if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             const DistEnvironment dist = read_dist_environment();
+            // Refused before any worker process starts (A3C is already asynchronous).
+            check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source == "none")  // the launcher; workers see RANK
               return run_local_workers(program_args(), options.nproc);
             install_interrupt_handler();

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "tbd/core/error.h"
 #include "tbd/dist/local_launcher.h"
 #include "tbd/measure/environment.h"
+#include "tbd/measure/runner.h"
 #include "tbd/report/result_file.h"
 
 namespace tbd::cli {
@@ -60,6 +62,7 @@ Command add_scale_command(CLI::App& app) {
               "--batch-size is per process: the global batch grows with the process count (weak scaling).");
   return {cmd, [a, cmd]() {
             const auto counts = parse_counts(a->nproc);
+            check_data_parallel_supported(a->workload, *std::max_element(counts.begin(), counts.end()));
             if (!a->out.empty()) check_output_path(a->out);
             const std::vector<std::string> extras = cmd->remaining();
             for (const auto& e : extras)

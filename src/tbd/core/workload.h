@@ -24,6 +24,9 @@ struct WorkloadInfo {  // shown by `tbd list`, stored in every result
   std::string sample_unit;  // "images", "tokens", ...
   int64_t default_batch = 1;
   std::vector<SettingSpec> settings;  // what `--set` accepts
+  // Why data-parallel runs (--nproc N, WORLD_SIZE > 1) make no sense for this
+  // workload; empty: supported. A non-empty text is the refusal's explanation.
+  std::string data_parallel_refusal{};
 };
 
 struct Batch {  // tensors already on the device
@@ -50,6 +53,13 @@ class Workload {
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;
   // Resolved configuration worth recording (input size, classes, ...).
   virtual nlohmann::json configuration() const { return nlohmann::json::object(); }
+  // Metrics only the workload can take (A3C: time inside its environments).
+  // The runner calls begin_measurement() as the first measured window begins
+  // and reads measurement() after the last one ends (before any --trace
+  // iterations); a non-null value is stored as the result's
+  // "workload_metrics", and its "summary" text, if any, joins the summary.
+  virtual void begin_measurement() {}
+  virtual nlohmann::json measurement() const { return nullptr; }
 };
 
 }  // namespace tbd

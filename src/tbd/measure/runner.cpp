@@ -186,6 +186,15 @@ bool settled(const std::deque<double>& recent) {
 
 }  // namespace
 
+void check_data_parallel_supported(const std::string& workload, int processes) {
+  if (processes <= 1) return;
+  const auto w = create_workload(workload);
+  const std::string& why = w->info().data_parallel_refusal;
+  if (!why.empty())
+    throw UsageError(workload + " does not run data-parallel (" + std::to_string(processes) +
+                     " processes were asked for, by --nproc or WORLD_SIZE): " + why);
+}
+
 RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probe_list,
                          const TraceRequest& trace) {
   validate(requested);
@@ -201,6 +210,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   const DistEnvironment dist = read_dist_environment();
   s.options.rank = dist.rank;
   s.options.world_size = dist.world_size;
+  check_data_parallel_supported(requested.workload, dist.world_size);
 
   s.probes.push_back(make_probe("time"));
   for (const auto& name : probe_list)
@@ -221,6 +231,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   std::string warmup_end = "count";
   const auto warmup_t0 = Clock::now();
   double warmup_s = 0;
+  nlohmann::json workload_metrics;
   try {
     if (dist.distributed())
       s.group = ProcessGroup::connect(dist, s.device,
@@ -260,6 +271,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     warmup_s = seconds_since(warmup_t0);
 
     for (int rep = 0; rep < s.options.repeat && !partial; ++rep) {
+      if (rep == 0) s.workload->begin_measurement();
       for (auto& p : s.probes) p->on_window_begin(rep);
       const auto window_t0 = Clock::now();
       for (int64_t i = 0;; ++i) {
@@ -279,6 +291,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       }
       for (auto& p : s.probes) p->on_window_end(rep);
     }
+    workload_metrics = s.workload->measurement();
     if (!trace.path.empty() && !partial) {
       TraceRecorder recorder(trace.path, s.device);
       recorder.start();
@@ -318,8 +331,11 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     result["loss_scaling"] = {{"final_scale", s.scaler->current_scale()},
                               {"optimizer_steps", s.scaler->steps()},
                               {"skipped_steps", s.scaler->skipped_steps()}};
+  if (!workload_metrics.is_null()) result["workload_metrics"] = workload_metrics;
   result["probes"] = nlohmann::json::array();
   RunOutcome outcome;
+  if (workload_metrics.is_object() && workload_metrics.contains("summary"))
+    outcome.summary.push_back({info.name, workload_metrics["summary"].get<std::string>()});
   for (auto& p : s.probes) {
     result["probes"].push_back(p->name());
     p->contribute(result);

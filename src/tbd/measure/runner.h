@@ -26,6 +26,11 @@ struct TraceRequest {
   int iterations = 3;
 };
 
+// Throws UsageError when `processes` > 1 and the workload refuses
+// data-parallel runs (WorkloadInfo::data_parallel_refusal says why); called
+// before any process is started and again by run_benchmark.
+void check_data_parallel_supported(const std::string& workload, int processes);
+
 // Runs one benchmark. `probes` names the probes beyond `time` (which always
 // runs). Throws UsageError for bad options, Error when the run fails.
 RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes,

@@ -10,6 +10,7 @@ const std::vector<RegistryEntry>& workload_registry() {
       {"seq2seq", make_seq2seq},
       {"transformer", make_transformer},
       {"deepspeech2", make_deepspeech2},
+      {"a3c", make_a3c},
       {"ncf", make_ncf},
       {"dlrm", make_dlrm},
       {"gpt", make_gpt},

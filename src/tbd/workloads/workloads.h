@@ -14,5 +14,6 @@ std::unique_ptr<Workload> make_gpt();
 std::unique_ptr<Workload> make_deepspeech2();
 std::unique_ptr<Workload> make_ncf();
 std::unique_ptr<Workload> make_dlrm();
+std::unique_ptr<Workload> make_a3c();
 
 }  // namespace tbd
