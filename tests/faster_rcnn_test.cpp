@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "workload_steps.h"
+#include "tbd/core/error.h"
+#include "tbd/nn/faster_rcnn.h"
+#include "tbd/nn/frozen_batch_norm.h"
+
+namespace tbd {
+namespace {
+using testing::WorkloadUnderTest;
+
+// torchvision FasterRCNN(resnet_fpn_backbone(resnetXX, FrozenBatchNorm2d), num_classes=21):
+// sum(p.numel() for p in model.parameters()), frozen layers included.
+TEST(FasterRcnn, FullScaleParameterCountsMatchTorchvision) {
+  nn::FasterRcnnConfig config;
+  config.depth = 50;
+  nn::FasterRcnn r50(config);
+  EXPECT_EQ(count_parameters(*r50), 41'396'536);
+  // conv1 (9,408) and layer1 (212,992) stay frozen, as trainable_backbone_layers = 3.
+  int64_t trainable = 0;
+  for (const auto& p : r50->parameters())
+    if (p.requires_grad()) trainable += p.numel();
+  EXPECT_EQ(trainable, 41'396'536 - 9'408 - 212'992);
+  config.depth = 101;
+  EXPECT_EQ(count_parameters(*nn::FasterRcnn(config)), 60'336'440);
+}
+
+TEST(FasterRcnn, RegistryReportsBothBackbones) {
+  const auto w = create_workload("faster_rcnn");
+  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "faster_rcnn")), 60'336'440);
+  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {{"backbone", "resnet50"}}, "faster_rcnn")),
+            41'396'536);
+  EXPECT_THROW(Settings(w->info().settings, {{"backbone", "vgg"}}, "faster_rcnn"), UsageError);
+}
+
+TEST(FasterRcnn, TinyStepGivesFiniteLossAndTrainsEveryUnfrozenTensor) {
+  // Without weight decay a tensor moves only if it got a gradient.
+  WorkloadUnderTest t("faster_rcnn", Scale::tiny, {{"weight_decay", "0"}});
+  const Batch b = t.workload->next_batch();
+  EXPECT_EQ(b.samples, 2);
+  EXPECT_EQ(b.inputs[0].size(0), 2);
+  EXPECT_EQ(b.inputs[0].size(2) % 32, 0);
+  EXPECT_EQ(b.inputs[0].size(3) % 32, 0);
+  ASSERT_EQ(b.targets.size(), 4u);  // boxes and labels of each image
+  EXPECT_EQ(b.targets[0].size(1), 4);
+  EXPECT_TRUE((b.targets[1] >= 1).all().item<bool>() && (b.targets[1] <= 20).all().item<bool>());
+
+  std::vector<torch::Tensor> before;
+  for (const auto& w : t.workload->state().weights) before.push_back(w.detach().clone());
+  const double loss = t.step(b);
+  EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_GT(loss, 0);
+
+  // Gradients reach every trainable tensor (the backbone's through the FPN,
+  // RoIAlign and the RPN); the frozen stem and layer1 stay as they were.
+  const ParameterSet s = t.workload->state();
+  ASSERT_EQ(s.weights.size(), before.size());
+  int64_t frozen = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    const bool moved = !torch::equal(before[i], s.weights[i]);
+    if (s.weights[i].requires_grad()) {
+      EXPECT_TRUE(moved) << "trainable tensor " << i << " got no gradient";
+    } else {
+      ++frozen;
+      EXPECT_FALSE(moved) << "frozen tensor " << i << " changed";
+    }
+  }
+  EXPECT_GT(frozen, 0);
+  EXPECT_LT(s.trainable_parameter_count(), s.parameter_count());
+}
+
+TEST(FasterRcnn, FrozenBatchNormIsCalibratedAndHasNoParameters) {
+  WorkloadUnderTest t("faster_rcnn", Scale::tiny);
+  const ParameterSet s = t.workload->state();
+  // Calibration replaced the initial statistics (zeros and ones) by measured ones.
+  bool calibrated = false;
+  for (const auto& b : s.buffers) calibrated |= ((b != 0) & (b != 1)).any().item<bool>();
+  EXPECT_TRUE(calibrated);
+  nn::FrozenBatchNorm2d norm(4);
+  EXPECT_EQ(count_parameters(*norm), 0);
+  norm->calibrating = true;
+  const auto x = torch::randn({8, 4, 5, 5}) * 3 + 2;
+  const auto y = norm(x);
+  EXPECT_NEAR(y.mean().item<double>(), 0.0, 1e-4);
+  EXPECT_NEAR(y.var(/*unbiased=*/false).item<double>(), 1.0, 1e-3);
+  norm->calibrating = false;
+  EXPECT_TRUE(torch::allclose(norm(x), y));  // the statistics stay
+}
+
+TEST(FasterRcnn, LossFallsOnOneFixedBatch) {
+  WorkloadUnderTest t("faster_rcnn", Scale::tiny, {{"lr", "0.16"}});
+  const auto losses = t.train_on_one_batch(30);
+  for (double l : losses) ASSERT_TRUE(std::isfinite(l));
+  EXPECT_LT(losses.back(), 0.6 * losses.front()) << losses.front() << " -> " << losses.back();
+}
+
+TEST(FasterRcnn, Bf16AutocastStepRuns) {
+  WorkloadUnderTest t("faster_rcnn", Scale::tiny, {}, 2, c10::ScalarType::BFloat16);
+  const auto losses = t.train_on_one_batch(2);
+  EXPECT_TRUE(std::isfinite(losses[0]));
+  EXPECT_TRUE(std::isfinite(losses[1]));
+}
+
+TEST(FasterRcnn, SyntheticPoolHoldsDistinctBatches) {
+  WorkloadUnderTest a("faster_rcnn", Scale::tiny);
+  const Batch first = a.workload->next_batch(), second = a.workload->next_batch();
+  EXPECT_FALSE(first.inputs[0].sizes() == second.inputs[0].sizes() && torch::equal(first.inputs[0], second.inputs[0]));
+}
+
+}  // namespace
+}  // namespace tbd
