@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "tbd/core/error.h"
@@ -17,6 +18,7 @@ namespace tbd {
 namespace {
 
 constexpr int64_t kVocClasses = 21;  // 20 object classes + background
+constexpr int64_t kCalibrationImages = 8;
 
 struct ScaleShape {
   nn::FasterRcnnConfig model;
@@ -86,10 +88,12 @@ class FasterRcnnWorkload final : public Workload {
     model_ = nn::FasterRcnn(shape_.model);
     model_->to(device);
     model_->train();
-    // Frozen batch-norm statistics from one batch all ranks agree on (the run
-    // seed's, not the rank's data stream), so replicas stay identical.
+    // Frozen batch-norm statistics from images all ranks agree on (the run
+    // seed's, not the rank's data stream), so replicas stay identical; at
+    // least kCalibrationImages, as two images give noisy statistics.
     auto calibration_generator = at::make_generator<at::CPUGeneratorImpl>(derive_seed(options.seed, 0xca1b));
-    model_->calibrate(synthetic_batch(options.batch_size, calibration_generator).inputs[0]);
+    model_->calibrate(
+        synthetic_batch(std::max(options.batch_size, kCalibrationImages), calibration_generator).inputs[0]);
 
     lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 16.0;
     std::vector<torch::Tensor> trainable;

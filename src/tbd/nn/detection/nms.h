@@ -12,8 +12,8 @@ namespace tbd::nn {
 // Indices (int64) of the kept boxes, in decreasing score order.
 torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, double iou_threshold);
 
-// NMS independently within each group (`groups`: int64 [N], e.g. the FPN level
-// or the class), done in one pass by offsetting each group's boxes apart.
+// NMS independently within each group (`groups`: int64 [N], e.g. the FPN
+// level or the class); the kept indices come in decreasing score order.
 torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& scores,
                           const torch::Tensor& groups, double iou_threshold);
 
