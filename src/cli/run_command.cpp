@@ -64,6 +64,16 @@ RunOptions resolve(const RunArgs& args) {
   o.dist_overlap = args.overlap == "on";
   for (const auto& s : args.settings) {
     auto [key, value] = parse_setting(s);
+    if (key == "bucket_mb") {  // the one run-wide setting: every workload's all-reduce buckets
+      try {
+        size_t used = 0;
+        o.bucket_mb = std::stod(value, &used);
+        if (used != value.size()) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        throw UsageError("--set bucket_mb=" + value + ": give a number of megabytes, e.g. bucket_mb=25");
+      }
+      continue;
+    }
     o.settings[key] = value;
   }
   validate(o);

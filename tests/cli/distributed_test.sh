@@ -10,6 +10,11 @@ json_check "$WORK/dp.json" 'r["distributed"]["global_batch_size"] == 8 and r["di
 json_check "$WORK/dp.json" 'len(r["iterations"]) == 3 and r["comm"]["iterations"] == 3 and r["comm"]["bytes_per_iteration"] > 0'
 json_check "$WORK/dp.json" '0 <= r["comm"]["hidden_share"] <= 1'
 expect_exit 0 "distributed" -- run resnet50 "${tiny[@]}" --nproc 2 --iters 2 --warmup 0 --dist-overlap off --min-time 0.2
+# The bucket size is a run-wide --set key: a tiny bucket splits resnet50's gradients into many.
+expect_exit 0 "distributed" -- run resnet50 "${tiny[@]}" --nproc 2 --iters 2 --warmup 0 --set bucket_mb=0.01 --out "$WORK/buckets.json"
+json_check "$WORK/buckets.json" 'r["distributed"]["bucket_mb"] == 0.01 and r["distributed"]["gradient_buckets"] > r["distributed"]["world_size"]'
+json_check "$WORK/dp.json" 'r["distributed"]["gradient_buckets"] == 1'
+expect_exit 2 "bucket_mb=lots: give a number of megabytes" -- run resnet50 --nproc 2 --set bucket_mb=lots
 # Sparse embedding-bag gradients (dlrm) are all-reduced too.
 expect_exit 0 "distributed +2 ranks" -- run dlrm --scale tiny --threads 1 --nproc 2 --iters 2 --warmup 1 --probes time
 

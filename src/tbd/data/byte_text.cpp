@@ -62,12 +62,13 @@ std::vector<int32_t> read_byte_tokens(const std::string& path, int32_t end_of_te
 }
 
 TokenWindows::TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size,
-                           int64_t context, uint64_t seed, int workers, const std::string& source)
+                           int64_t context, uint64_t seed, int workers, const std::string& source,
+                           Shard shard)
     : tokens_(checked(std::move(tokens), context, source)),
       batch_size_(batch_size),
       context_(context),
       seed_(seed),
-      prefetcher_([this](int64_t k) { return make(k); }, workers, 2 * workers) {}
+      prefetcher_([this, shard](int64_t k) { return make(shard.global_batch(k)); }, workers, 2 * workers) {}
 
 TokenBatch TokenWindows::make(int64_t k) const {
   const auto n = static_cast<int64_t>(tokens_->size());

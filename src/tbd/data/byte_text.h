@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include "tbd/data/prefetcher.h"
+#include "tbd/data/shard.h"
 
 namespace tbd {
 
@@ -31,7 +32,7 @@ class TokenWindows {
  public:
   // Throws Error when the text is shorter than one window.
   TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size, int64_t context,
-               uint64_t seed, int workers, const std::string& source);
+               uint64_t seed, int workers, const std::string& source, Shard shard = {});
   TokenBatch next() { return prefetcher_.next(); }
 
  private:

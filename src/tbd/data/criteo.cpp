@@ -66,11 +66,13 @@ std::ifstream open_criteo(const std::string& path) {
 
 }  // namespace
 
-CriteoBatches::CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size)
+CriteoBatches::CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size,
+                             Shard shard)
     : path_(std::move(path)),
       table_sizes_(std::move(table_sizes)),
       batch_size_(batch_size),
       in_(open_criteo(path_)),
+      shard_(shard),
       // One worker: batches are cut from the file in order, so item i is
       // always lines i·B … i·B+B−1 (mod the file's length).
       prefetcher_([this](int64_t b) { return make(b); }, 1, 4) {}
@@ -83,8 +85,12 @@ CriteoBatch CriteoBatches::make(int64_t) {
   std::string line;
   for (int64_t row = 0; row < batch_size_;) {
     if (!std::getline(in_, line)) {
-      if (rows_in_pass_ == 0) throw Error(path_ + ": no data lines (only blank ones)");
+      if (data_lines_in_pass_ == 0) throw Error(path_ + ": no data lines (only blank ones)");
+      if (rows_in_pass_ == 0)
+        throw Error(path_ + ": " + std::to_string(data_lines_in_pass_) + " data lines cannot give each of " +
+                    std::to_string(shard_.world) + " ranks a row; use a larger file or fewer processes");
       rows_in_pass_ = 0;
+      data_lines_in_pass_ = 0;
       in_.clear();  // end of the file: the next epoch starts
       in_.seekg(0);
       line_number_ = 0;
@@ -93,6 +99,7 @@ CriteoBatch CriteoBatches::make(int64_t) {
     ++line_number_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
+    if (data_lines_in_pass_++ % shard_.world != shard_.rank) continue;  // another rank's row
     parse_criteo_line(line, path_ + ":" + std::to_string(line_number_), table_sizes_, b, row);
     ++row;
     ++rows_in_pass_;

@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include "tbd/data/prefetcher.h"
+#include "tbd/data/shard.h"
 
 namespace tbd {
 
@@ -32,10 +33,12 @@ void parse_criteo_line(const std::string& line, const std::string& where,
 
 // Reads the file front to back, batch after batch, starting over at the end
 // (an epoch). Lines are parsed in one pipeline thread, ahead of training.
+// Data-parallel rank r of W keeps the data lines r, r+W, r+2W, ... (strided
+// rows, as DistributedSampler without shuffling), so shards are disjoint.
 class CriteoBatches {
  public:
   // Throws UsageError when the file is missing or empty.
-  CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size);
+  CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size, Shard shard = {});
   CriteoBatch next() { return prefetcher_.next(); }  // throws Error naming file and line
 
  private:
@@ -45,7 +48,9 @@ class CriteoBatches {
   int64_t batch_size_;
   std::ifstream in_;
   int64_t line_number_ = 0;
-  int64_t rows_in_pass_ = 0;  // rows parsed since the file was (re)started
+  Shard shard_;
+  int64_t data_lines_in_pass_ = 0;  // non-blank lines seen since the file was (re)started
+  int64_t rows_in_pass_ = 0;        // of them, rows this rank parsed
   Prefetcher<CriteoBatch> prefetcher_;  // last: its thread uses the members above
 };
 

@@ -69,11 +69,12 @@ LibriSpeechFolder::LibriSpeechFolder(const std::string& root) {
 }
 
 LibriSpeechBatches::LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder,
-                                       int64_t batch_size, uint64_t seed, int workers)
+                                       int64_t batch_size, uint64_t seed, int workers,
+                                       Shard shard)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
       order_(folder_->size(), seed),
-      prefetcher_([this](int64_t b) { return make(b); }, workers, 2 * workers) {}
+      prefetcher_([this, shard](int64_t b) { return make(shard.global_batch(b)); }, workers, 2 * workers) {}
 
 SpeechBatch LibriSpeechBatches::make(int64_t batch_index) {
   std::vector<torch::Tensor> spectrograms;

@@ -12,6 +12,7 @@
 
 #include "tbd/data/epoch_shuffle.h"
 #include "tbd/data/prefetcher.h"
+#include "tbd/data/shard.h"
 #include "tbd/data/speech_batch.h"
 
 namespace tbd {
@@ -37,7 +38,7 @@ class LibriSpeechFolder {
 class LibriSpeechBatches {
  public:
   LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size, uint64_t seed,
-                     int workers);
+                     int workers, Shard shard = {});
   SpeechBatch next() { return prefetcher_.next(); }  // throws Error naming a bad audio file
 
  private:

@@ -101,13 +101,14 @@ bool MovieLensRatings::rated(int64_t user, int64_t item) const {
 }
 
 InteractionBatches::InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings,
-                                       int64_t batch_size, int64_t negatives, uint64_t seed, int workers)
+                                       int64_t batch_size, int64_t negatives, uint64_t seed, int workers,
+                                       Shard shard)
     : ratings_(std::move(ratings)),
       batch_size_(batch_size),
       negatives_(negatives),
       seed_(seed),
       order_(ratings_->size(), seed),
-      prefetcher_([this](int64_t b) { return make(b); }, workers, 2 * workers) {}
+      prefetcher_([this, shard](int64_t b) { return make(shard.global_batch(b)); }, workers, 2 * workers) {}
 
 InteractionBatch InteractionBatches::make(int64_t batch_index) {
   InteractionBatch b;

@@ -13,6 +13,7 @@
 
 #include "tbd/data/epoch_shuffle.h"
 #include "tbd/data/prefetcher.h"
+#include "tbd/data/shard.h"
 
 namespace tbd {
 
@@ -50,7 +51,7 @@ struct InteractionBatch {
 class InteractionBatches {
  public:
   InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings, int64_t batch_size,
-                     int64_t negatives, uint64_t seed, int workers);
+                     int64_t negatives, uint64_t seed, int workers, Shard shard = {});
   InteractionBatch next() { return prefetcher_.next(); }
 
  private:

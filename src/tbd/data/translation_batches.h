@@ -11,6 +11,7 @@
 #include "tbd/data/length_batches.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/prefetcher.h"
+#include "tbd/data/shard.h"
 
 namespace tbd {
 
@@ -40,7 +41,8 @@ std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds
 class TranslationBatches {
  public:
   TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids,
-                     LengthBatches::Limit limit, int64_t batch_size, uint64_t seed, int workers);
+                     LengthBatches::Limit limit, int64_t batch_size, uint64_t seed, int workers,
+                     Shard shard = {});
   TranslationBatch next() { return prefetcher_.next(); }
 
  private:

@@ -73,7 +73,9 @@ class DeepSpeech2 final : public Workload {
     max_grad_norm_ = settings.real("max_grad_norm");
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
-      real_data_.emplace(folder, options.batch_size, options.data_seed(), options.data_workers);
+      // One order shared by all ranks (options.seed); each rank reads its own batches of it.
+      real_data_.emplace(folder, options.batch_size, options.seed, options.data_workers,
+                         Shard{options.rank, options.world_size});
     } else {
       make_synthetic(options.batch_size, options.data_seed());
     }

@@ -83,7 +83,9 @@ class DLRM final : public Workload {
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
                                                      torch::optim::SGDOptions(settings.real("lr")));
     if (!options.data_path.empty()) {
-      real_data_.emplace(options.data_path, config_.table_sizes, options.batch_size);
+      // Rank r of W reads the file's data lines r, r+W, ...
+      real_data_.emplace(options.data_path, config_.table_sizes, options.batch_size,
+                         Shard{options.rank, options.world_size});
     } else {
       synthetic_ = make_synthetic(options.batch_size, options.data_seed());
     }

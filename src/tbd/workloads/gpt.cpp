@@ -69,8 +69,9 @@ class GptWorkload final : public Workload {
     const auto end_of_text = static_cast<int32_t>(config_.vocabulary - 1);  // GPT-2: 50256 <|endoftext|>
     if (!options.data_path.empty()) {
       auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
-      real_data_.emplace(tokens, batch_size_, config_.context, options.data_seed(), options.data_workers,
-                         options.data_path);
+      // One order shared by all ranks (options.seed); each rank reads its own batches of it.
+      real_data_.emplace(tokens, batch_size_, config_.context, options.seed, options.data_workers,
+                         options.data_path, Shard{options.rank, options.world_size});
       data_description_ = options.data_path + " (byte tokens)";
     } else {
       synthetic_ = make_synthetic(options.data_seed());

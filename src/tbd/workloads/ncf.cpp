@@ -59,7 +59,9 @@ class NCF final : public Workload {
       auto ratings = std::make_shared<const MovieLensRatings>(options.data_path);
       config_.users = ratings->users();  // the embeddings are sized to the file's users and items
       config_.items = ratings->items();
-      real_data_.emplace(ratings, options.batch_size, negatives_, options.data_seed(), options.data_workers);
+      // One order shared by all ranks (options.seed); each rank reads its own batches of it.
+      real_data_.emplace(ratings, options.batch_size, negatives_, options.seed, options.data_workers,
+                         Shard{options.rank, options.world_size});
     } else {
       synthetic_ = make_synthetic(options.batch_size, options.data_seed());
     }

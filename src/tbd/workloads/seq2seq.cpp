@@ -72,8 +72,10 @@ class Seq2SeqWorkload final : public Workload {
       ids_ = {text.target_vocabulary->bos(), text.target_vocabulary->eos(), text.target_vocabulary->pad(),
               text.source_vocabulary->pad(), /*source_eos=*/false};
       data_description_ = text.source_file + " -> " + text.target_file;
+      // One order shared by all ranks (options.seed); each rank reads its own batches of it.
       real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::sentences, batch_sentences_, options.data_seed(), options.data_workers);
+                         LengthBatches::Limit::sentences, batch_sentences_, options.seed, options.data_workers,
+                         Shard{options.rank, options.world_size});
     } else {
       // Specials take ids 0..3 as in a Vocabulary built without a file.
       const Vocabulary specials(std::vector<std::string>{});

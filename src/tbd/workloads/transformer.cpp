@@ -82,8 +82,10 @@ class TransformerWorkload final : public Workload {
       config.vocabulary = v.size();
       ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true};
       data_description_ = text.source_file + " -> " + text.target_file;
+      // One order shared by all ranks (options.seed); each rank reads its own batches of it.
       real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::tokens, batch_tokens_, options.data_seed(), options.data_workers);
+                         LengthBatches::Limit::tokens, batch_tokens_, options.seed, options.data_workers,
+                         Shard{options.rank, options.world_size});
     } else {
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true};
