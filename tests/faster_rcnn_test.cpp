@@ -2,7 +2,13 @@
 
 #include <cmath>
 
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
 #include "workload_steps.h"
+#include "tbd/data/jpeg.h"
+#include "tbd/data/voc_batches.h"
 #include "tbd/core/error.h"
 #include "tbd/nn/faster_rcnn.h"
 #include "tbd/nn/frozen_batch_norm.h"
@@ -107,6 +113,72 @@ TEST(FasterRcnn, SyntheticPoolHoldsDistinctBatches) {
   WorkloadUnderTest a("faster_rcnn", Scale::tiny);
   const Batch first = a.workload->next_batch(), second = a.workload->next_batch();
   EXPECT_FALSE(first.inputs[0].sizes() == second.inputs[0].sizes() && torch::equal(first.inputs[0], second.inputs[0]));
+}
+
+// A tiny VOC folder: three 96x72 pictures, each a bright box on a dark ground.
+void write_tiny_voc(const testing::TempDir& dir) {
+  const std::vector<std::string> ids = {"000005", "000007", "000009"};
+  std::string split;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    RgbImage img;
+    img.width = 96;
+    img.height = 72;
+    img.pixels.assign(96 * 72 * 3, 30);
+    const int x1 = 10 + 10 * static_cast<int>(k), y1 = 8, x2 = x1 + 40, y2 = 60;
+    for (int y = y1; y < y2; ++y)
+      for (int x = x1; x < x2; ++x) img.pixels[static_cast<size_t>((y * 96 + x) * 3)] = 220;
+    testing::write_bytes(dir / ("JPEGImages/" + ids[k] + ".jpg"), encode_jpeg(img));
+    std::filesystem::create_directories(dir.path() / "Annotations");
+    std::ofstream(dir / ("Annotations/" + ids[k] + ".xml"))
+        << "<annotation><size><width>96</width><height>72</height><depth>3</depth></size><object><name>"
+        << (k == 1 ? "cat" : "dog") << "</name><difficult>0</difficult><bndbox><xmin>" << x1 + 1
+        << "</xmin><ymin>" << y1 + 1 << "</ymin><xmax>" << x2 << "</xmax><ymax>" << y2
+        << "</ymax></bndbox></object></annotation>";
+    split += ids[k] + "\n";
+  }
+  std::filesystem::create_directories(dir.path() / "ImageSets/Main");
+  std::ofstream(dir / "ImageSets/Main/trainval.txt") << split;
+}
+
+TEST(FasterRcnnOnVoc, TrainsOnARealFolder) {
+  testing::TempDir dir;
+  write_tiny_voc(dir);
+  WorkloadUnderTest t("faster_rcnn", Scale::tiny, {}, 2, c10::ScalarType::Float, dir.path().string());
+  EXPECT_EQ(t.workload->configuration()["data"], "pascal_voc");
+  EXPECT_EQ(t.workload->configuration()["images_in_dataset"], 3);
+  for (int i = 0; i < 3; ++i) {
+    const Batch b = t.workload->next_batch();
+    EXPECT_EQ(b.samples, 2);
+    // 96x72 pictures: shorter side 64 → 85x64, padded to 96x64.
+    EXPECT_EQ(b.inputs[0].sizes(), (std::vector<int64_t>{2, 3, 64, 96}));
+    for (int k = 0; k < 2; ++k) {
+      const auto& boxes = b.targets[static_cast<size_t>(2 * k)];
+      ASSERT_EQ(boxes.size(0), 1);
+      EXPECT_NEAR((boxes[0][2] - boxes[0][0]).item<double>(), 40 * 85.0 / 96, 1e-3);  // width survives flips
+      const int64_t label = b.targets[static_cast<size_t>(2 * k + 1)][0].item<int64_t>();
+      EXPECT_TRUE(label == 8 || label == 12) << label;  // cat, dog
+    }
+    EXPECT_TRUE(std::isfinite(t.step(b)));
+  }
+}
+
+TEST(FasterRcnnOnVoc, AMalformedAnnotationIsNamed) {
+  testing::TempDir dir;
+  write_tiny_voc(dir);
+  std::ofstream(dir / "Annotations/000007.xml") << "<annotation><size><width>96</wid";
+  const std::string message = testing::error_of<Error>([&] {
+    WorkloadUnderTest t("faster_rcnn", Scale::tiny, {}, 2, c10::ScalarType::Float, dir.path().string());
+  });
+  EXPECT_NE(message.find("000007.xml"), std::string::npos) << message;
+}
+
+TEST(FasterRcnnOnVoc, HorizontalFlipMirrorsBoxes) {
+  LabelledImage s{torch::arange(12, torch::kFloat).view({1, 3, 4}).expand({3, 3, 4}).contiguous(),
+                  torch::tensor({{0.f, 1.f, 1.f, 3.f}}), torch::tensor({5}, torch::kInt64)};
+  const LabelledImage f = flip_horizontally(s);
+  EXPECT_TRUE(torch::equal(f.boxes, torch::tensor({{3.f, 1.f, 4.f, 3.f}})));
+  EXPECT_EQ(f.image[0][0][0].item<float>(), 3.0f);  // the rightmost column comes first
+  EXPECT_TRUE(torch::equal(flip_horizontally(f).image, s.image));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/detection_batch.h"
 #include "tbd/data/synthetic_detection.h"
+#include "tbd/data/voc_batches.h"
 #include "tbd/nn/faster_rcnn.h"
 #include "tbd/workloads/workloads.h"
 
@@ -80,20 +81,31 @@ class FasterRcnnWorkload final : public Workload {
     device_ = device;
     shape_ = shape_for(options.scale, settings);
     backbone_ = settings.text("backbone");
-    if (!options.data_path.empty())
-      throw UsageError("faster_rcnn: --data (a Pascal VOC folder) is not supported yet; run without --data "
-                       "to train on synthetic VOC-shaped images");
-    synthetic_ = make_synthetic(options.batch_size, options.data_seed());
+    // Frozen batch-norm statistics come from images all ranks agree on (the
+    // run seed's or the dataset's first, not the rank's data stream), so
+    // replicas stay identical; at least kCalibrationImages, as two images
+    // give noisy statistics.
+    const int64_t calibration_images = std::max(options.batch_size, kCalibrationImages);
+    Batch calibration;
+    if (!options.data_path.empty()) {
+      auto voc = std::make_shared<const PascalVoc>(options.data_path);  // checks every annotation now
+      images_in_dataset_ = static_cast<int64_t>(voc->size());
+      std::vector<LabelledImage> first;
+      for (int64_t i = 0; i < calibration_images; ++i)
+        first.push_back(to_labelled_image(voc->read(static_cast<size_t>(i % images_in_dataset_))));
+      calibration = make_detection_batch(first, shape_.sizes, device);
+      real_data_.emplace(voc, options.batch_size, shape_.sizes, options.seed, options.data_workers,
+                         Shard{options.rank, options.world_size});
+    } else {
+      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
+      auto generator = at::make_generator<at::CPUGeneratorImpl>(derive_seed(options.seed, 0xca1b));
+      calibration = synthetic_batch(calibration_images, generator);
+    }
 
     model_ = nn::FasterRcnn(shape_.model);
     model_->to(device);
     model_->train();
-    // Frozen batch-norm statistics from images all ranks agree on (the run
-    // seed's, not the rank's data stream), so replicas stay identical; at
-    // least kCalibrationImages, as two images give noisy statistics.
-    auto calibration_generator = at::make_generator<at::CPUGeneratorImpl>(derive_seed(options.seed, 0xca1b));
-    model_->calibrate(
-        synthetic_batch(std::max(options.batch_size, kCalibrationImages), calibration_generator).inputs[0]);
+    model_->calibrate(calibration.inputs[0]);
 
     lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 16.0;
     std::vector<torch::Tensor> trainable;
@@ -105,7 +117,13 @@ class FasterRcnnWorkload final : public Workload {
                        .weight_decay(settings.real("weight_decay")));
   }
 
-  Batch next_batch() override { return synthetic_.next(); }
+  Batch next_batch() override {
+    if (!real_data_) return synthetic_.next();
+    Batch b = real_data_->next();
+    b.inputs[0] = to_device(b.inputs[0], device_);  // image sizes stay on the host
+    for (auto& t : b.targets) t = to_device(t, device_);
+    return b;
+  }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
     const auto& images = batch.inputs[0];
@@ -143,7 +161,8 @@ class FasterRcnnWorkload final : public Workload {
             {"rpn_samples_per_image", m.rpn.samples_per_image},
             {"roi_samples_per_image", m.heads.samples_per_image},
             {"effective_lr", lr_},
-            {"data", "synthetic"}};
+            {"data", real_data_ ? "pascal_voc" : "synthetic"},
+            {"images_in_dataset", images_in_dataset_}};
   }
 
  private:
@@ -168,6 +187,8 @@ class FasterRcnnWorkload final : public Workload {
   nn::FasterRcnn model_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
   BatchPool synthetic_;
+  std::optional<VocBatches> real_data_;
+  int64_t images_in_dataset_ = 0;  // 0: synthetic
 };
 
 }  // namespace
