@@ -1,13 +1,13 @@
 #include "tbd/nn/resnet.h"
 
-#include "tbd/nn/frozen_batch_norm.h"
-
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "tbd/nn/frozen_batch_norm.h"
 
 namespace tbd::nn {
 namespace F = torch::nn::functional;
