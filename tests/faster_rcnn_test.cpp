@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <filesystem>
@@ -115,16 +116,18 @@ TEST(FasterRcnn, SyntheticPoolHoldsDistinctBatches) {
   EXPECT_FALSE(first.inputs[0].sizes() == second.inputs[0].sizes() && torch::equal(first.inputs[0], second.inputs[0]));
 }
 
-// A tiny VOC folder: three 96x72 pictures, each a bright box on a dark ground.
-void write_tiny_voc(const testing::TempDir& dir) {
-  const std::vector<std::string> ids = {"000005", "000007", "000009"};
+// A tiny VOC folder of 96x72 pictures, each a bright box on a dark ground,
+// the k-th box 52 − 4k pixels tall.
+void write_tiny_voc(const testing::TempDir& dir, int images = 3) {
+  std::vector<std::string> ids;
+  for (int k = 0; k < images; ++k) ids.push_back("00000" + std::to_string(5 + 2 * k));
   std::string split;
   for (size_t k = 0; k < ids.size(); ++k) {
     RgbImage img;
     img.width = 96;
     img.height = 72;
     img.pixels.assign(96 * 72 * 3, 30);
-    const int x1 = 10 + 10 * static_cast<int>(k), y1 = 8, x2 = x1 + 40, y2 = 60;
+    const int x1 = 10 + 10 * static_cast<int>(k), y1 = 8, x2 = x1 + 40, y2 = 60 - 4 * static_cast<int>(k);
     for (int y = y1; y < y2; ++y)
       for (int x = x1; x < x2; ++x) img.pixels[static_cast<size_t>((y * 96 + x) * 3)] = 220;
     testing::write_bytes(dir / ("JPEGImages/" + ids[k] + ".jpg"), encode_jpeg(img));
@@ -160,6 +163,22 @@ TEST(FasterRcnnOnVoc, TrainsOnARealFolder) {
     }
     EXPECT_TRUE(std::isfinite(t.step(b)));
   }
+}
+
+TEST(FasterRcnnOnVoc, RanksReadDisjointShardsOfAnEpoch) {
+  testing::TempDir dir;
+  write_tiny_voc(dir, 4);
+  const auto voc = std::make_shared<const PascalVoc>(dir.path().string());
+  std::vector<double> heights;  // box heights identify the images
+  for (int rank = 0; rank < 2; ++rank) {
+    VocBatches batches(voc, 1, {64, 128}, 42, 1, Shard{rank, 2});
+    for (int i = 0; i < 2; ++i) {
+      const auto boxes = batches.next().targets[0];
+      heights.push_back(std::round((boxes[0][3] - boxes[0][1]).item<double>() * 1000));
+    }
+  }
+  std::sort(heights.begin(), heights.end());
+  EXPECT_EQ(std::unique(heights.begin(), heights.end()), heights.end()) << "an image was read twice in one epoch";
 }
 
 TEST(FasterRcnnOnVoc, AMalformedAnnotationIsNamed) {
