@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tbd/nn/frozen_batch_norm.h"
+
 namespace tbd::nn {
 namespace F = torch::nn::functional;
 
@@ -28,35 +30,45 @@ torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, 
   return torch::nn::Conv2d(
       torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
 }
+torch::nn::AnyModule norm(int64_t channels, bool frozen) {
+  if (frozen) return torch::nn::AnyModule(FrozenBatchNorm2d(channels));
+  return torch::nn::AnyModule(torch::nn::BatchNorm2d(channels));
+}
 }  // namespace
 
-ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck)
+ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck,
+                                     bool frozen_batch_norm)
     : bottleneck_(bottleneck) {
+  const auto add_norm = [&](const char* name, int64_t channels) {
+    auto n = norm(channels, frozen_batch_norm);
+    register_module(name, n.ptr());
+    return n;
+  };
   const int64_t out_channels = bottleneck ? planes * kBottleneckExpansion : planes;
   if (bottleneck) {
     conv1_ = register_module("conv1", conv(in_channels, planes, 1, 1, 0));
-    bn1_ = register_module("bn1", torch::nn::BatchNorm2d(planes));
+    bn1_ = add_norm("bn1", planes);
     conv2_ = register_module("conv2", conv(planes, planes, 3, stride, 1));  // v1.5: stride here
-    bn2_ = register_module("bn2", torch::nn::BatchNorm2d(planes));
+    bn2_ = add_norm("bn2", planes);
     conv3_ = register_module("conv3", conv(planes, out_channels, 1, 1, 0));
-    bn3_ = register_module("bn3", torch::nn::BatchNorm2d(out_channels));
+    bn3_ = add_norm("bn3", out_channels);
   } else {
     conv1_ = register_module("conv1", conv(in_channels, planes, 3, stride, 1));
-    bn1_ = register_module("bn1", torch::nn::BatchNorm2d(planes));
+    bn1_ = add_norm("bn1", planes);
     conv2_ = register_module("conv2", conv(planes, planes, 3, 1, 1));
-    bn2_ = register_module("bn2", torch::nn::BatchNorm2d(planes));
+    bn2_ = add_norm("bn2", planes);
   }
   if (stride != 1 || in_channels != out_channels) {
     downsample_ = register_module(
         "downsample", torch::nn::Sequential(conv(in_channels, out_channels, 1, stride, 0),
-                                            torch::nn::BatchNorm2d(out_channels)));
+                                            norm(out_channels, frozen_batch_norm)));
   }
 }
 
 torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
-  auto out = F::relu(bn1_(conv1_(x)));
-  out = bn2_(conv2_(out));
-  if (bottleneck_) out = bn3_(conv3_(F::relu(out)));
+  auto out = F::relu(bn1_.forward(conv1_(x)));
+  out = bn2_.forward(conv2_(out));
+  if (bottleneck_) out = bn3_.forward(conv3_(F::relu(out)));
   auto identity = downsample_ ? downsample_->forward(x) : x;
   return F::relu(out + identity);
 }
@@ -66,18 +78,20 @@ ResNetImpl::ResNetImpl(const ResNetConfig& config) {
   if (blocks == std::array<int, 4>{}) blocks = resnet_blocks(config.depth);
   const bool bottleneck = resnet_uses_bottleneck(config.depth);
   stem_conv_ = register_module("conv1", conv(3, config.width, 7, 2, 3));
-  stem_bn_ = register_module("bn1", torch::nn::BatchNorm2d(config.width));
+  stem_bn_ = norm(config.width, config.frozen_batch_norm);
+  register_module("bn1", stem_bn_.ptr());
   int64_t channels = config.width;
   for (int s = 0; s < 4; ++s) {
     const int64_t planes = config.width << s;
     stages_[s] = register_module("layer" + std::to_string(s + 1), torch::nn::ModuleList());
     for (int b = 0; b < blocks[s]; ++b) {
       const int64_t stride = (s > 0 && b == 0) ? 2 : 1;
-      stages_[s]->push_back(ResidualBlock(channels, planes, stride, bottleneck));
+      stages_[s]->push_back(ResidualBlock(channels, planes, stride, bottleneck, config.frozen_batch_norm));
       channels = bottleneck ? planes * ResidualBlockImpl::kBottleneckExpansion : planes;
     }
+    stage_channels_[s] = channels;
   }
-  fc_ = register_module("fc", torch::nn::Linear(channels, config.classes));
+  if (config.classifier) fc_ = register_module("fc", torch::nn::Linear(channels, config.classes));
 
   // torchvision's initialisation: He (fan-out) for convolutions, BN as identity.
   for (auto& m : modules(/*include_self=*/false)) {
@@ -90,11 +104,20 @@ ResNetImpl::ResNetImpl(const ResNetConfig& config) {
   }
 }
 
-torch::Tensor ResNetImpl::forward(const torch::Tensor& images) {
-  auto x = F::relu(stem_bn_(stem_conv_(images)));
+std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images) {
+  auto x = F::relu(stem_bn_.forward(stem_conv_(images)));
   x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
-  for (auto& stage : stages_)
+  std::vector<torch::Tensor> outputs;
+  for (auto& stage : stages_) {
     for (auto& block : *stage) x = block->as<ResidualBlock>()->forward(x);
+    outputs.push_back(x);
+  }
+  return outputs;
+}
+
+torch::Tensor ResNetImpl::forward(const torch::Tensor& images) {
+  if (!fc_) throw std::logic_error("ResNet built without a classifier: use stage_outputs()");
+  auto x = stage_outputs(images).back();
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1)).flatten(1);
   return fc_(x);
 }

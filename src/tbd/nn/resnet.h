@@ -4,9 +4,11 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/any.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
@@ -20,6 +22,8 @@ struct ResNetConfig {
   int64_t classes = 1000;
   int64_t width = 64;              // channels of the stem; stages use 1×, 2×, 4×, 8×
   std::array<int, 4> blocks{};     // zeros: the published counts for `depth`
+  bool frozen_batch_norm = false;  // FrozenBatchNorm2d (buffers only), as detection backbones use
+  bool classifier = true;          // false: no pooling and fc layer (a backbone)
 };
 
 // Published block counts per stage; throws std::invalid_argument for other depths.
@@ -28,14 +32,15 @@ bool resnet_uses_bottleneck(int depth);
 
 class ResidualBlockImpl : public torch::nn::Module {
  public:
-  ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck);
+  ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck,
+                    bool frozen_batch_norm = false);
   torch::Tensor forward(const torch::Tensor& x);
   static constexpr int64_t kBottleneckExpansion = 4;
 
  private:
   bool bottleneck_;
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr}, conv3_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr}, bn3_{nullptr};
+  torch::nn::AnyModule bn1_, bn2_, bn3_;  // BatchNorm2d or FrozenBatchNorm2d
   torch::nn::Sequential downsample_{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
@@ -44,10 +49,14 @@ class ResNetImpl : public torch::nn::Module {
  public:
   explicit ResNetImpl(const ResNetConfig& config);
   torch::Tensor forward(const torch::Tensor& images);  // logits [N, classes]
+  // Outputs of the four stages (strides 4, 8, 16, 32), for feature pyramids.
+  std::vector<torch::Tensor> stage_outputs(const torch::Tensor& images);
+  std::array<int64_t, 4> stage_channels() const { return stage_channels_; }
 
  private:
   torch::nn::Conv2d stem_conv_{nullptr};
-  torch::nn::BatchNorm2d stem_bn_{nullptr};
+  torch::nn::AnyModule stem_bn_;
+  std::array<int64_t, 4> stage_channels_{};
   std::array<torch::nn::ModuleList, 4> stages_;
   torch::nn::Linear fc_{nullptr};
 };

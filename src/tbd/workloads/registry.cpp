@@ -9,6 +9,7 @@ const std::vector<RegistryEntry>& workload_registry() {
       {"resnet50", make_resnet50},
       {"seq2seq", make_seq2seq},
       {"transformer", make_transformer},
+      {"faster_rcnn", make_faster_rcnn},
       {"deepspeech2", make_deepspeech2},
       {"a3c", make_a3c},
       {"ncf", make_ncf},

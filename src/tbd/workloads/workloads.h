@@ -10,6 +10,7 @@ namespace tbd {
 std::unique_ptr<Workload> make_resnet50();
 std::unique_ptr<Workload> make_seq2seq();
 std::unique_ptr<Workload> make_transformer();
+std::unique_ptr<Workload> make_faster_rcnn();
 std::unique_ptr<Workload> make_gpt();
 std::unique_ptr<Workload> make_deepspeech2();
 std::unique_ptr<Workload> make_ncf();
