@@ -7,9 +7,11 @@ namespace tbd {
 const std::vector<RegistryEntry>& workload_registry() {
   static const std::vector<RegistryEntry> entries = {
       {"resnet50", make_resnet50},
+      {"inception3", make_inception3},
       {"seq2seq", make_seq2seq},
       {"transformer", make_transformer},
       {"deepspeech2", make_deepspeech2},
+      {"wgan", make_wgan},
       {"ncf", make_ncf},
       {"dlrm", make_dlrm},
       {"gpt", make_gpt},
