@@ -9,13 +9,15 @@
 namespace tbd {
 
 ImageFolderBatches::ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size,
-                                       int image_size, uint64_t seed, int workers, int rank, int world)
+                                       int image_size, uint64_t seed, int workers, int rank, int world,
+                                       ImagePreparation preparation)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
       image_size_(image_size),
       seed_(seed),
       rank_(rank),
       world_(world),
+      preparation_(preparation),
       order_(folder_->size(), seed),
       prefetcher_([this](int64_t b) { return make(b); }, workers, 2 * workers) {}
 
@@ -29,8 +31,13 @@ ImageBatch ImageFolderBatches::make(int64_t batch_index) {
     const int64_t position = global_batch * batch_size_ + i;
     const int64_t item = order_.item(position);
     const std::string& path = folder_->path(item);
-    std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(position)));
-    batch.images[i].copy_(augment_for_training(decode_jpeg(read_file_bytes(path), path), image_size_, rng));
+    const RgbImage image = decode_jpeg(read_file_bytes(path), path);
+    if (preparation_ == ImagePreparation::resize_to_tanh_range) {
+      batch.images[i].copy_(resize_to_tanh_range(image, image_size_));
+    } else {
+      std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(position)));
+      batch.images[i].copy_(augment_for_training(image, image_size_, rng));
+    }
     labels[i] = folder_->label(item);
   }
   return batch;

@@ -1,6 +1,7 @@
 // Batches of augmented images from an ImageFolder, made by the prefetching
 // pipeline: batch b holds stream positions b·B … b·B+B−1 of an epoch shuffle,
-// each decoded and augmented with a seed derived from its position.
+// each decoded and prepared (augmented with a seed derived from its position,
+// or resized whole for GANs).
 // Distributed sampler: with `world` ranks sharing one seed, rank r takes the
 // global batches b·world + r, so ranks read disjoint parts of each epoch.
 #pragma once
@@ -21,10 +22,17 @@ struct ImageBatch {
   torch::Tensor labels;  // [B] int64
 };
 
+// How a decoded image becomes a training tensor (image_transforms.h).
+enum class ImagePreparation {
+  imagenet_augmentation,  // random resized crop, flip, ImageNet normalisation
+  resize_to_tanh_range,   // whole image resized, pixels in [-1, 1] (GAN training)
+};
+
 class ImageFolderBatches {
  public:
   ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size,
-                     uint64_t seed, int workers, int rank = 0, int world = 1);
+                     uint64_t seed, int workers, int rank = 0, int world = 1,
+                     ImagePreparation preparation = ImagePreparation::imagenet_augmentation);
   ImageBatch next() { return prefetcher_.next(); }  // throws Error naming a bad file
 
  private:
@@ -34,6 +42,7 @@ class ImageFolderBatches {
   int image_size_;
   uint64_t seed_;
   int rank_, world_;
+  ImagePreparation preparation_;
   EpochShuffle order_;
   Prefetcher<ImageBatch> prefetcher_;  // last: its threads use the members above
 };

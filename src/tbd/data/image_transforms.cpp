@@ -35,8 +35,9 @@ CropBox random_resized_crop_box(int height, int width, std::mt19937_64& rng) {
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
 
-torch::Tensor augment_for_training(const RgbImage& image, int size, std::mt19937_64& rng) {
-  const CropBox box = random_resized_crop_box(image.height, image.width, rng);
+namespace {
+// [3, H, W] uint8 region of an image -> float, resized to size × size.
+torch::Tensor resize_region(const RgbImage& image, const CropBox& box, int size) {
   auto hwc = torch::from_blob(const_cast<uint8_t*>(image.pixels.data()),
                               {image.height, image.width, 3}, torch::kUInt8);
   auto crop = hwc.slice(0, box.top, box.top + box.height)
@@ -45,16 +46,27 @@ torch::Tensor augment_for_training(const RgbImage& image, int size, std::mt19937
                   .to(torch::kFloat)
                   .unsqueeze(0);
   namespace F = torch::nn::functional;
-  auto resized = F::interpolate(crop, F::InterpolateFuncOptions()
-                                          .size(std::vector<int64_t>{size, size})
-                                          .mode(torch::kBilinear)
-                                          .align_corners(false)
-                                          .antialias(true))
-                     .squeeze(0);
+  return F::interpolate(crop, F::InterpolateFuncOptions()
+                                  .size(std::vector<int64_t>{size, size})
+                                  .mode(torch::kBilinear)
+                                  .align_corners(false)
+                                  .antialias(true))
+      .squeeze(0);
+}
+}  // namespace
+
+torch::Tensor augment_for_training(const RgbImage& image, int size, std::mt19937_64& rng) {
+  const CropBox box = random_resized_crop_box(image.height, image.width, rng);
+  auto resized = resize_region(image, box, size);
   if (std::bernoulli_distribution(0.5)(rng)) resized = resized.flip({2});
   static const auto mean = torch::tensor({0.485f, 0.456f, 0.406f}).view({3, 1, 1}) * 255.0f;
   static const auto stddev = torch::tensor({0.229f, 0.224f, 0.225f}).view({3, 1, 1}) * 255.0f;
   return ((resized - mean) / stddev).contiguous();
+}
+
+torch::Tensor resize_to_tanh_range(const RgbImage& image, int size) {
+  const auto resized = resize_region(image, {0, 0, image.height, image.width}, size);
+  return (resized / 127.5f - 1.0f).clamp(-1.0f, 1.0f).contiguous();  // only float rounding can leave the range
 }
 
 }  // namespace tbd

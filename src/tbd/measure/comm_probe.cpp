@@ -19,22 +19,30 @@ void CommProbe::on_run_start(const RunContext& ctx) {
 void CommProbe::on_iteration_end(const IterationRecord& r) {
   if (!reducer_) return;
   const auto history = reducer_->take_history();  // warm-up iterations are dropped here too
-  if (!r.measured) return;
+  if (!r.measured || history.empty()) return;
+  // An iteration may synchronise more than once (wgan: after each critic and
+  // generator backward); its figures are the sums over its synchronisations.
+  double busy = 0, hidden = 0, exposed = 0, bytes = 0, weighted = 0, timed_bytes = 0;
+  int buckets = 0;
   for (const auto& it : history) {
-    busy_s_.push_back(it.busy_s);
-    hidden_s_.push_back(it.hidden_s);
-    exposed_s_.push_back(it.exposed_wait_s);
-    bytes_.push_back(static_cast<double>(it.bytes));
-    buckets_.push_back(it.buckets);
+    busy += it.busy_s;
+    hidden += it.hidden_s;
+    exposed += it.exposed_wait_s;
+    bytes += static_cast<double>(it.bytes);
+    buckets += it.buckets;
     // nccl-tests convention per bucket: algbw = bytes / time, busbw = algbw · 2(n−1)/n.
-    double weighted = 0, total_bytes = 0;
     for (size_t b = 0; b < it.bucket_seconds.size(); ++b)
       if (it.bucket_seconds[b] > 0) {
         weighted += it.bucket_bytes[b] * (it.bucket_bytes[b] / it.bucket_seconds[b]);
-        total_bytes += it.bucket_bytes[b];
+        timed_bytes += it.bucket_bytes[b];
       }
-    if (total_bytes > 0) busbw_.push_back(weighted / total_bytes * 2.0 * (world_ - 1) / world_);
   }
+  busy_s_.push_back(busy);
+  hidden_s_.push_back(hidden);
+  exposed_s_.push_back(exposed);
+  bytes_.push_back(bytes);
+  buckets_.push_back(buckets);
+  if (timed_bytes > 0) busbw_.push_back(weighted / timed_bytes * 2.0 * (world_ - 1) / world_);
 }
 
 void CommProbe::contribute(nlohmann::json& result) const {
