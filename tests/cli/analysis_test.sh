@@ -35,25 +35,26 @@ expect_exit 2 "mllog .* does not exist" -- run resnet50 "${quick[@]}" --mllog "$
 
 # --- tbd sweep ---------------------------------------------------------------
 # A fixed list: one result per batch size, a sweep index, the table.
-expect_exit 0 "largest batch size that fits: 2" -- sweep resnet50 --batch-sizes 1,2 --out "$WORK/sweep-list" "${quick[@]}"
+# (batch 1 cannot train resnet50: batch norm needs two values per channel.)
+expect_exit 0 "largest batch size that fits: 4" -- sweep resnet50 --batch-sizes 2,4 --out "$WORK/sweep-list" "${quick[@]}"
 json_check "$WORK/sweep-list/sweep.json" 'r["schema"] == "tbd.sweep/1" and [p["status"] for p in r["points"]] == ["ok", "ok"]'
-[ -f "$WORK/sweep-list/bs-1.json" ] && [ -f "$WORK/sweep-list/bs-2.json" ] || fail "the sweep did not write bs-1/bs-2.json"
-json_check "$WORK/sweep-list/bs-2.json" 'r["workload"]["options"]["batch_size"] == 2'
+[ -f "$WORK/sweep-list/bs-2.json" ] && [ -f "$WORK/sweep-list/bs-4.json" ] || fail "the sweep did not write bs-2/bs-4.json"
+json_check "$WORK/sweep-list/bs-4.json" 'r["workload"]["options"]["batch_size"] == 4'
 
-# auto with a memory limit between the peaks of batch 2 and batch 4: batch 4
-# is recorded as out of memory, the doubling stops, 2 is the largest that fits.
+# auto with a memory limit between the peaks of batch 4 and batch 8: batch 8
+# is recorded as out of memory, the doubling stops, 4 is the largest that fits.
+peak4=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory"]["peak_bytes"])' "$WORK/sweep-list/bs-4.json")
 peak2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory"]["peak_bytes"])' "$WORK/sweep-list/bs-2.json")
-peak1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory"]["peak_bytes"])' "$WORK/sweep-list/bs-1.json")
-limit=$((peak2 + (peak2 - peak1) / 2))  # the peak grows about linearly with the batch
-expect_exit 0 "largest batch size that fits: 2" -- \
-  sweep resnet50 --batch-sizes auto --memory-limit "$limit" --out "$WORK/sweep-auto" "${quick[@]}"
-json_check "$WORK/sweep-auto/sweep.json" '[p["batch_size"] for p in r["points"]] == [1, 2, 4]'
+limit=$((peak4 + (peak4 - peak2) / 2))  # the peak grows about linearly with the batch
+expect_exit 0 "largest batch size that fits: 4" -- \
+  sweep resnet50 --batch-sizes auto --start 2 --memory-limit "$limit" --out "$WORK/sweep-auto" "${quick[@]}"
+json_check "$WORK/sweep-auto/sweep.json" '[p["batch_size"] for p in r["points"]] == [2, 4, 8]'
 json_check "$WORK/sweep-auto/sweep.json" '[p["status"] for p in r["points"]] == ["ok", "ok", "out_of_memory"]'
-json_check "$WORK/sweep-auto/sweep.json" 'r["largest_fitting_batch"] == 2 and "out of memory at batch size 4" in r["stopped_by"]'
+json_check "$WORK/sweep-auto/sweep.json" 'r["largest_fitting_batch"] == 4 and "out of memory at batch size 8" in r["stopped_by"]'
 json_check "$WORK/sweep-auto/sweep.json" '"exceeds the limit" in r["points"][2]["error"] and r["memory_limit_bytes"] > 0'
-[ ! -e "$WORK/sweep-auto/bs-4.json" ] || fail "the over-limit run left a result file a report would plot"
+[ ! -e "$WORK/sweep-auto/bs-8.json" ] || fail "the over-limit run left a result file a report would plot"
 # A list stops at the first out-of-memory size too, the rest recorded as skipped.
-expect_exit 0 "skipped" -- sweep resnet50 --batch-sizes 1,4,8 --memory-limit "$limit" --out "$WORK/sweep-skip" "${quick[@]}"
+expect_exit 0 "skipped" -- sweep resnet50 --batch-sizes 2,8,16 --memory-limit "$limit" --out "$WORK/sweep-skip" "${quick[@]}"
 json_check "$WORK/sweep-skip/sweep.json" '[p["status"] for p in r["points"]] == ["ok", "out_of_memory", "skipped"]'
 # Nothing fits: exit 1.
 expect_exit 1 "no batch size ran to completion" -- \
@@ -62,7 +63,7 @@ expect_exit 2 "batch-sizes takes 'auto' or a comma-separated list" -- sweep resn
 expect_exit 2 "memory-limit takes a size" -- sweep resnet50 --memory-limit lots
 expect_exit 2 "sets --batch-size of its runs itself" -- sweep resnet50 --batch-size 4
 expect_exit 2 "unknown workload" -- sweep nosuch
-expect_exit 2 "were refused: .*unknown setting" -- sweep resnet50 --batch-sizes 1 --out "$WORK/sweep-bad" "${quick[@]}" --set width=3
+expect_exit 2 "were refused: .*unknown setting" -- sweep resnet50 --batch-sizes 2 --out "$WORK/sweep-bad" "${quick[@]}" --set width=3
 
 # --- tbd suite -----------------------------------------------------------------
 # resnet50 reads a corrupt dataset and fails; ncf still runs; exit 1.
@@ -100,10 +101,10 @@ expect_exit 2 "for takes WORKLOAD:OPTIONS" -- suite --workloads ncf --for nocolo
 mkdir -p "$WORK/all"
 cp -r "$WORK/suite" "$WORK/sweep-auto" "$WORK/all/"
 expect_exit 0 "wrote" -- report "$WORK/all" --format md --out "$WORK/all.md"
-grep -q "resnet50 tiny b1 fp32" "$WORK/all.md" || fail "the report lacks the sweep's runs"
-grep -q "largest batch size that fits: 2" "$WORK/all.md" || fail "the report lacks the sweep's result"
+grep -q "resnet50 tiny b2 fp32" "$WORK/all.md" || fail "the report lacks the sweep's runs"
+grep -q "largest batch size that fits: 4" "$WORK/all.md" || fail "the report lacks the sweep's result"
 grep -q "| resnet50 | failed |" "$WORK/all.md" || fail "the report lacks the failed suite run"
-grep -q "| resnet50 batch 4 | out_of_memory |" "$WORK/all.md" || fail "the report lacks the out-of-memory point"
+grep -q "| resnet50 batch 8 | out_of_memory |" "$WORK/all.md" || fail "the report lacks the out-of-memory point"
 expect_exit 0 "wrote" -- report "$WORK/all" --format html --out "$WORK/all.html"
 grep -q '<canvas id="chart-1"' "$WORK/all.html" || fail "the HTML report has no chart"
 

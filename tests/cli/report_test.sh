@@ -54,7 +54,7 @@ json.dump({"traceEvents": []}, open(f"{root}/trace.json", "w"))
 PY
 
 # Markdown: every section with data, the failures, the skipped file.
-expect_exit 0 "Runs" -- report "$fixture" --format md --out "$WORK/report.md"
+expect_exit 0 "wrote .*report.md \(4 runs\)" -- report "$fixture" --format md --out "$WORK/report.md"
 md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
