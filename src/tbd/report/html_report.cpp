@@ -18,7 +18,8 @@ namespace tbd {
 namespace {
 
 const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+                          "#86bcb6", "#d37295"};  // 12: one per operator class
 const char* color(size_t i) { return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))]; }
 
 std::string escape(const std::string& s) {
