@@ -27,5 +27,9 @@ Command add_list_command(CLI::App& app);
 Command add_env_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_scale_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_suite_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace tbd::cli

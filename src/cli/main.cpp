@@ -28,10 +28,15 @@ int main(int argc, char** argv) {
       "  tbd env                                    this machine and build\n"
       "  tbd run resnet50 --nproc 2                 data-parallel on 2 local processes\n"
       "  tbd scale resnet50 --nproc 1,2             scaling efficiency\n"
+      "  tbd sweep resnet50 --batch-sizes auto --scale small   throughput against batch size\n"
+      "  tbd suite --preset quick --out results     every workload, small scale\n"
+      "  tbd report results --format html --out r.html   charts, opens offline\n"
+      "  tbd compare old-results new-results        exit 1 on a significant slow-down\n"
       "Exit status: 0 success, 1 the run failed, 2 bad usage.");
   const std::vector<tbd::cli::Command> commands = {
       tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app),
-      tbd::cli::add_scale_command(app)};
+      tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app), tbd::cli::add_suite_command(app),
+      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app)};
   tbd::cli::set_program_args(argc, argv);
   const auto is_command = [&](const std::string& word) {
     for (const auto& c : commands)

@@ -17,6 +17,8 @@
 #include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/trace_probe.h"
+#include "tbd/report/csv_log.h"
+#include "tbd/report/mllog.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/summary.h"
 
@@ -30,6 +32,7 @@ struct RunArgs {
   std::vector<std::string> settings;
   bool batch_size_given = false;
   TraceRequest trace;
+  std::string mllog, csv;  // logs other tools read (docs/analysis.md)
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -120,6 +123,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", a->trace.path,
                   "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");
   cmd->add_option("--trace-iters", a->trace.iterations, "Iterations in the --trace file")->capture_default_str();
+  cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of the run to this file");
+  cmd->add_option("--csv", a->csv, "Append one CSV row for the run to this file (header when new)");
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
   cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
   cmd->footer(
@@ -141,10 +146,15 @@ Command add_run_command(CLI::App& app) {
             check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source == "none")  // the launcher; workers see RANK
               return run_local_workers(program_args(), options.nproc);
+            if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
+            if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             install_interrupt_handler();
+            const int64_t start_ms = unix_time_ms();
             const RunOutcome outcome = run_benchmark(options, probes, a->trace);
             if (outcome.rank != 0) return 0;  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
+            if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result, start_ms, unix_time_ms());
+            if (!a->csv.empty()) append_csv(a->csv, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);
             return 0;

@@ -1,0 +1,83 @@
+#include "cli/child_run.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+
+#include "tbd/core/error.h"
+
+namespace tbd::cli {
+
+bool ChildOutcome::out_of_memory() const {
+  return signal == SIGKILL || error.find("out of memory") != std::string::npos ||
+         error.find("out of host memory") != std::string::npos;
+}
+
+std::string command_line(const std::vector<std::string>& args) {
+  std::string line;
+  for (const auto& a : args) {
+    const bool plain = !a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos;
+    line += (line.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+  }
+  return line;
+}
+
+ChildOutcome run_child(const std::vector<std::string>& args, const std::string& log_path) {
+  ChildOutcome outcome;
+  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) throw Error("cannot write the log " + log_path + ": " + std::strerror(errno));
+  const std::string header = "$ " + command_line(args) + "\n";
+  if (::write(log, header.data(), header.size()) < 0) { /* the run matters more than its log header */ }
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(log);
+    throw Error(std::string("cannot start a child run: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::dup2(log, STDOUT_FILENO);
+    ::dup2(log, STDERR_FILENO);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::execv(argv[0], argv.data());
+    const std::string msg = std::string("tbd: error: cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
+    if (::write(STDERR_FILENO, msg.data(), msg.size()) < 0) {}
+    ::_exit(127);
+  }
+  ::close(log);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (WIFSIGNALED(status)) {
+    outcome.signal = WTERMSIG(status);
+    outcome.exit_code = 128 + outcome.signal;
+    outcome.error = "killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")" +
+                    (outcome.signal == SIGKILL ? ", most likely the kernel's out-of-memory killer" : "");
+    return outcome;
+  }
+  outcome.exit_code = WEXITSTATUS(status);
+  if (outcome.exit_code != 0) {
+    // The last error line the child printed says why.
+    std::ifstream in(log_path);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("tbd: error: ", 0) == 0 || line.rfind("tbd: internal error: ", 0) == 0)
+        outcome.error = line.substr(line.find(": ") + 2);
+    if (outcome.error.rfind("error: ", 0) == 0) outcome.error = outcome.error.substr(7);
+    if (outcome.error.empty())
+      outcome.error = "exited with status " + std::to_string(outcome.exit_code) + " (see " + log_path + ")";
+  }
+  return outcome;
+}
+
+}  // namespace tbd::cli

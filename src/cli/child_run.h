@@ -1,0 +1,30 @@
+// Sweeps and suites run every configuration as a child `tbd run` of this same
+// binary, so an out-of-memory error or a crash in one run is recorded and
+// the study goes on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tbd::cli {
+
+struct ChildOutcome {
+  int exit_code = 0;   // the child's exit status; 128 + signal when a signal ended it
+  int signal = 0;      // the signal that ended it, 0 when it exited
+  double seconds = 0;  // wall time
+  std::string error;   // the child's "tbd: error: ..." line, or what ended it; empty on success
+
+  bool ok() const { return exit_code == 0; }
+  // Out of memory: the runner's "out of memory" error, or SIGKILL (what the
+  // kernel's out-of-memory killer sends).
+  bool out_of_memory() const;
+};
+
+// Runs `args` (args[0]: the program) with stdout and stderr appended to
+// `log_path`, and waits for it.
+ChildOutcome run_child(const std::vector<std::string>& args, const std::string& log_path);
+
+// "tbd run W --scale tiny" as one line, for logs and error messages.
+std::string command_line(const std::vector<std::string>& args);
+
+}  // namespace tbd::cli

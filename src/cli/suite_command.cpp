@@ -1,0 +1,262 @@
+// `tbd suite [--preset quick|paper] [--workloads a,b] [--out DIR]`: many
+// workloads into one folder, each as a child `tbd run`, with an index file
+// (tbd.suite/1). A failing run is recorded with its error and the suite goes
+// on; a re-run skips the runs the index records as completed (--force redoes).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/child_run.h"
+#include "cli/commands.h"
+#include "tbd/core/error.h"
+#include "tbd/core/registry.h"
+#include "tbd/measure/environment.h"
+#include "tbd/measure/interrupt.h"
+#include "tbd/report/mllog.h"
+#include "tbd/report/progress.h"
+#include "tbd/report/result_file.h"
+#include "tbd/report/result_set.h"
+
+namespace tbd::cli {
+namespace fs = std::filesystem;
+namespace {
+
+const char* kProbes = "time,data,cpu,flops,memory,ops";
+
+// The quick preset: every registered workload (read from the registry, so new
+// ones join automatically) at a small scale with few iterations. The
+// per-workload lines keep the whole preset within 10 minutes on 2 CPU cores
+// (measured: docs/analysis.md); a workload without a line gets the default.
+std::vector<std::string> quick_options(const std::string& workload) {
+  static const std::map<std::string, std::vector<std::string>> table = {
+      {"resnet50", {"--scale", "small", "--batch-size", "8"}},
+      {"seq2seq", {"--scale", "small", "--batch-size", "16"}},
+      {"transformer", {"--scale", "small", "--batch-size", "16"}},
+      {"gpt", {"--scale", "small", "--batch-size", "4"}},
+      {"deepspeech2", {"--scale", "small", "--batch-size", "4"}},
+      {"ncf", {"--scale", "small"}},
+      {"dlrm", {"--scale", "small"}},
+  };
+  std::vector<std::string> args = {"--scale", "tiny"};
+  if (auto it = table.find(workload); it != table.end()) args = it->second;
+  args.insert(args.end(), {"--warmup", "2", "--iters", "8", "--probes", kProbes});
+  return args;
+}
+
+// The paper preset: TBD's configurations, the workload's default batch size, full scale.
+std::vector<std::string> paper_options(const std::string&) {
+  return {"--scale", "full", "--warmup", "5", "--iters", "20", "--probes", kProbes};
+}
+
+// A flag's name ("--iters" of "--iters 5" or "--iters=5"); "" when not a flag.
+std::string flag_name(const std::string& token) {
+  if (token.rfind("--", 0) != 0) return "";
+  return token.substr(0, token.find('='));
+}
+
+// The preset's options with `overrides` laid over them: a flag given in
+// `overrides` replaces the preset's (run options may be given only once);
+// --set accumulates.
+std::vector<std::string> merge_options(const std::vector<std::string>& preset, const std::vector<std::string>& overrides) {
+  std::set<std::string> replaced;
+  for (const auto& t : overrides)
+    if (!flag_name(t).empty() && flag_name(t) != "--set") replaced.insert(flag_name(t));
+  std::vector<std::string> merged;
+  bool dropping = false;
+  for (const auto& t : preset) {
+    if (!flag_name(t).empty()) dropping = replaced.count(flag_name(t)) > 0;
+    if (!dropping) merged.push_back(t);
+  }
+  merged.insert(merged.end(), overrides.begin(), overrides.end());
+  return merged;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ','))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json read_index(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return nullptr;
+  std::ifstream in(path);
+  nlohmann::json index;
+  try {
+    index = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path + ": the suite index is not valid JSON (" + e.what() + "); remove it to start the suite afresh");
+  }
+  if (!index.is_object() || index.value("schema", "") != kSuiteSchema || !index.contains("runs") ||
+      !index["runs"].is_array())
+    throw Error(path + ": not a " + std::string(kSuiteSchema) + " index; give --out a new folder");
+  return index;
+}
+
+}  // namespace
+
+Command add_suite_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("suite", "Run many workloads into one results folder with an index; "
+                                          "failures are recorded and the suite goes on");
+  struct Args {
+    std::string preset = "quick", workloads, out, mllog, csv;
+    std::vector<std::string> per_workload;  // "W:--opt value ..."
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--preset", a->preset, "quick (every workload, small scale, ~10 min on 2 cores) or paper "
+                                         "(full scale, default batch sizes)")
+      ->capture_default_str();
+  cmd->add_option("--workloads", a->workloads, "Comma-separated workloads (default: all registered)");
+  cmd->add_option("--out", a->out, "Results folder (default: suite-PRESET)");
+  cmd->add_option("--for", a->per_workload, "Options for one workload only, as W:OPTIONS, e.g. "
+                                           "'resnet50:--batch-size 16' (repeatable)");
+  cmd->add_flag("--force", a->force, "Redo runs the index records as completed");
+  cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
+  cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
+  cmd->allow_extras();
+  cmd->footer("Other options (--threads, --device, --precision, ...) are passed to every `tbd run`.\n"
+              "Files: DIR/index.json (tbd.suite/1), DIR/W.json (results), DIR/logs/W.log.\n"
+              "Exit status: 0 every run completed, 1 at least one failed (the others still ran).");
+  return {cmd, [a, cmd]() {
+            if (a->preset != "quick" && a->preset != "paper")
+              throw UsageError("--preset must be quick or paper, got '" + a->preset + "'");
+            const std::vector<std::string> extras = cmd->remaining();
+            for (const auto& e : extras)
+              if (e == "--out" || e == "--json" || e == "--quiet")
+                throw UsageError("tbd suite sets " + e + " of its runs itself; give --out to suite instead");
+            std::vector<std::string> workloads = a->workloads.empty() ? workload_names() : split_commas(a->workloads);
+            for (const auto& w : workloads) create_workload(w);  // unknown names fail now, listing the known ones
+            std::map<std::string, std::vector<std::string>> own_options;
+            for (const auto& spec : a->per_workload) {
+              const auto colon = spec.find(':');
+              if (colon == std::string::npos || colon == 0)
+                throw UsageError("--for takes WORKLOAD:OPTIONS, e.g. 'resnet50:--batch-size 16'; got '" + spec + "'");
+              const std::string w = spec.substr(0, colon);
+              if (std::find(workloads.begin(), workloads.end(), w) == workloads.end())
+                throw UsageError("--for names " + w + ", which this suite does not run");
+              std::stringstream words(spec.substr(colon + 1));
+              for (std::string word; words >> word;) own_options[w].push_back(word);
+            }
+            if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
+            if (!a->csv.empty()) check_log_path(a->csv, "--csv");
+            const std::string dir = a->out.empty() ? "suite-" + a->preset : a->out;
+            fs::create_directories(fs::path(dir) / "logs");
+            const std::string index_path = (fs::path(dir) / "index.json").string();
+            const nlohmann::json previous = read_index(index_path);
+
+            nlohmann::json index = {{"schema", kSuiteSchema},
+                                    {"preset", a->preset},
+                                    {"created_utc", previous.is_null() ? utc_now() : previous.value("created_utc", utc_now())},
+                                    {"updated_utc", utc_now()},
+                                    {"run_options", extras},
+                                    {"environment", capture_environment()},
+                                    {"runs", nlohmann::json::array()}};
+            std::map<std::string, nlohmann::json> earlier;
+            if (!previous.is_null())
+              for (const auto& r : previous["runs"]) earlier[r.value("workload", "")] = r;
+            const auto save = [&](const nlohmann::json& runs) {
+              index["runs"] = runs;
+              for (const auto& [w, r] : earlier)  // runs of other workloads stay listed
+                if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) index["runs"].push_back(r);
+              index["updated_utc"] = utc_now();
+              write_json_atomically(index_path, index);
+            };
+
+            install_interrupt_handler();
+            StudyProgress progress("suite " + a->preset, static_cast<int>(workloads.size()));
+            nlohmann::json runs = nlohmann::json::array();
+            int failed = 0;
+            bool interrupted = false;
+            for (const auto& w : workloads) {
+              const std::vector<std::string> options =
+                  merge_options(merge_options(a->preset == "quick" ? quick_options(w) : paper_options(w), extras),
+                                own_options[w]);
+              const std::string file = (fs::path(dir) / (w + ".json")).string();
+              const std::string log = (fs::path(dir) / "logs" / (w + ".log")).string();
+              nlohmann::json entry = {{"workload", w}, {"options", options}, {"file", w + ".json"},
+                                      {"log", "logs/" + w + ".log"}};
+              if (interrupted) {
+                entry["status"] = "skipped";
+                entry["error"] = "the suite was interrupted before this run";
+                runs.push_back(entry);
+                continue;
+              }
+              if (auto it = earlier.find(w); !a->force && it != earlier.end() && it->second.value("status", "") == "ok" &&
+                                             it->second.value("options", nlohmann::json()) == entry["options"] &&
+                                             fs::exists(file)) {
+                runs.push_back(it->second);
+                progress.end(w, "skipped: completed earlier (--force redoes it)");
+                continue;
+              }
+              std::vector<std::string> args = {program_args()[0], "run", w};
+              args.insert(args.end(), options.begin(), options.end());
+              args.insert(args.end(), {"--out", file, "--quiet"});
+              if (!a->mllog.empty()) args.insert(args.end(), {"--mllog", a->mllog});
+              if (!a->csv.empty()) args.insert(args.end(), {"--csv", a->csv});
+              fs::remove(file);
+              fs::remove(log);
+              progress.begin(w);
+              entry["started_utc"] = utc_now();
+              const ChildOutcome run = run_child(args, log);
+              entry["seconds"] = run.seconds;
+              entry["exit_status"] = run.exit_code;
+              if (run.ok()) {
+                std::ifstream in(file);
+                const bool partial = nlohmann::json::parse(in).value("partial", false);
+                entry["status"] = partial ? "partial" : "ok";
+                if (partial) interrupted = true;
+              } else {
+                entry["status"] = "failed";
+                entry["error"] = run.error;
+                entry.erase("file");
+                ++failed;
+              }
+              if (interrupt_requested()) interrupted = true;
+              runs.push_back(entry);
+              save(runs);
+              progress.end(w, entry["status"].get<std::string>() +
+                                  (run.ok() ? fmt::format(" ({:.1f} s)", run.seconds) : ": " + run.error));
+            }
+            progress.finish();
+            save(runs);
+            int ok = 0, skipped = 0;
+            for (const auto& r : runs) {
+              const std::string s = r.value("status", "");
+              ok += s == "ok";
+              skipped += s == "skipped";
+            }
+            std::cout << fmt::format("suite {}: {} ok, {} failed, {} skipped of {} runs; index {}\n", a->preset, ok,
+                                     failed, skipped, runs.size(), index_path);
+            for (const auto& r : runs)
+              if (r.value("status", "") == "failed")
+                std::cout << "  failed: " << r["workload"].get<std::string>() << ": " << r["error"].get<std::string>() << "\n";
+            std::cout << "report: tbd report " << dir << " --format html --out " << (fs::path(dir) / "report.html").string()
+                      << "\n";
+            return failed > 0 ? 1 : 0;
+          }};
+}
+
+}  // namespace tbd::cli

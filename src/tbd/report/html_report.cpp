@@ -1,0 +1,338 @@
+// `tbd report --format html`: one self-contained file. Chart.js (embedded in
+// the binary) is inlined, the data of every chart travels as JSON in the page,
+// nothing is fetched when it is opened. The page records script errors and
+// marks each chart it drew (data-rendered on the canvas, data-charts-* on the
+// body), which is what the browser test reads.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "tbd/measure/statistics.h"
+#include "tbd/report/assets.h"
+#include "tbd/report/report_model.h"
+#include "tbd/report/report_text.h"
+
+namespace tbd {
+namespace {
+
+const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+                          "#86bcb6", "#d37295"};  // 12: one per operator class
+const char* color(size_t i) { return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))]; }
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// NaN becomes null, which Chart.js leaves as a gap.
+nlohmann::json value(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json axis_title(const std::string& text) { return {{"display", true}, {"text", text}}; }
+
+class Page {
+ public:
+  void heading(int level, const std::string& text) { body_ << fmt::format("<h{0}>{1}</h{0}>\n", level, escape(text)); }
+  void paragraph(const std::string& text) { body_ << "<p>" << escape(text) << "</p>\n"; }
+  void not_available(const std::string& why) { body_ << "<p class=\"na\">Not available: " << escape(why) << ".</p>\n"; }
+  void chart(const std::string& caption, nlohmann::json config, int height = 320) {
+    const std::string id = "chart-" + std::to_string(charts_.size() + 1);
+    config["options"]["plugins"]["title"] = {{"display", true}, {"text", caption}};
+    charts_.push_back({{"id", id}, {"config", config}});
+    body_ << fmt::format("<figure class=\"chart\" style=\"height:{}px\"><canvas id=\"{}\" role=\"img\" "
+                         "aria-label=\"{}\"></canvas></figure>\n", height, id, escape(caption));
+  }
+  void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    body_ << "<table><thead><tr>";
+    for (const auto& h : header) body_ << "<th>" << escape(h) << "</th>";
+    body_ << "</tr></thead><tbody>\n";
+    for (const auto& row : rows) {
+      body_ << "<tr>";
+      for (const auto& c : row) body_ << "<td>" << escape(c) << "</td>";
+      body_ << "</tr>\n";
+    }
+    body_ << "</tbody></table>\n";
+  }
+  std::string html(const std::string& title) const;
+
+ private:
+  std::ostringstream body_;
+  std::vector<nlohmann::json> charts_;
+};
+
+std::string Page::html(const std::string& title) const {
+  std::string js(chart_js_source());
+  // The source map is not shipped; without this line nothing even tries to fetch it.
+  if (auto at = js.rfind("//# sourceMappingURL="); at != std::string::npos) js.erase(at);
+  std::string data = nlohmann::json(charts_).dump();
+  // Inside <script>, "</" could end the element; "<\/" is the same JSON string.
+  for (size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 3)) data.replace(at, 2, "<\\/");
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape(title)
+      << "</title>\n<style>\n"
+         "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}\n"
+         "table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:.25em .6em;"
+         "text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}\n"
+         ".chart{position:relative;margin:1em 0}.na{color:#777;font-style:italic}\n"
+         "#tbd-errors{color:#b00;white-space:pre-wrap}#tbd-errors:empty{display:none}\n"
+         "</style>\n"
+         "<script>\n"
+         "window.tbdErrors = [];\n"
+         "window.addEventListener('error', function (e) { window.tbdErrors.push(String(e.message || e)); });\n"
+         "(function () { var original = console.error; console.error = function () {\n"
+         "  window.tbdErrors.push(Array.prototype.join.call(arguments, ' ')); return original.apply(console, arguments); };\n"
+         "})();\n"
+         "</script>\n"
+         "<script>\n/* Chart.js "
+      << chart_js_version() << ", MIT licence, (c) Chart.js Contributors: https://www.chartjs.org */\n"
+      << js << "\n</script>\n</head>\n<body>\n"
+      << body_.str() << "<pre id=\"tbd-errors\"></pre>\n"
+      << "<script type=\"application/json\" id=\"tbd-charts\">" << data << "</script>\n"
+      << "<script>\n"
+         "(function () {\n"
+         "  var specs = JSON.parse(document.getElementById('tbd-charts').textContent), rendered = 0;\n"
+         "  if (typeof Chart === 'undefined') { window.tbdErrors.push('Chart.js did not load'); specs = []; }\n"
+         "  else { Chart.defaults.animation = false; Chart.defaults.maintainAspectRatio = false; }\n"
+         "  specs.forEach(function (spec) {\n"
+         "    var canvas = document.getElementById(spec.id);\n"
+         "    try {\n"
+         "      new Chart(canvas, spec.config);\n"
+         "      // Drawn means: some pixel of the canvas is no longer transparent.\n"
+         "      var pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data, painted = false;\n"
+         "      for (var i = 3; i < pixels.length && !painted; i += 4) painted = pixels[i] !== 0;\n"
+         "      canvas.setAttribute('data-rendered', painted ? 'yes' : 'blank');\n"
+         "      if (painted) rendered++; else window.tbdErrors.push(spec.id + ' drew nothing');\n"
+         "    } catch (e) {\n"
+         "      canvas.setAttribute('data-rendered', 'error');\n"
+         "      window.tbdErrors.push(spec.id + ': ' + e.message);\n"
+         "    }\n"
+         "  });\n"
+         "  document.body.setAttribute('data-charts-expected', String(specs.length));\n"
+         "  document.body.setAttribute('data-charts-rendered', String(rendered));\n"
+         "  document.body.setAttribute('data-errors', String(window.tbdErrors.length));\n"
+         "  document.getElementById('tbd-errors').textContent = window.tbdErrors.join('\\n');\n"
+         "})();\n"
+         "</script>\n</body>\n</html>\n";
+  return out.str();
+}
+
+nlohmann::json line_chart(const std::vector<std::string>& labels, const nlohmann::json& datasets,
+                          const std::string& x, const std::string& y) {
+  return {{"type", "line"},
+          {"data", {{"labels", labels}, {"datasets", datasets}}},
+          {"options", {{"scales", {{"x", {{"title", axis_title(x)}}}, {"y", {{"title", axis_title(y)}, {"beginAtZero", true}}}}}}}};
+}
+
+nlohmann::json dataset(const std::string& label, const nlohmann::json& data, size_t color_index) {
+  return {{"label", label}, {"data", data}, {"borderColor", color(color_index)},
+          {"backgroundColor", color(color_index)}, {"spanGaps", true}};
+}
+
+bool any_finite(const nlohmann::json& data) {
+  for (const auto& v : data)
+    if (v.is_number()) return true;
+  return false;
+}
+
+void sweep_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Throughput and utilisation against batch size");
+  if (m.sweeps.empty()) page.not_available(kNoSweepReason);
+  for (const auto& s : m.sweeps) {
+    page.heading(3, s.label);
+    std::vector<std::string> labels;
+    nlohmann::json throughput = nlohmann::json::array(), cpu = nlohmann::json::array(),
+                   flops = nlohmann::json::array(), memory = nlohmann::json::array();
+    for (const auto& p : s.points) {
+      labels.push_back(std::to_string(p.batch));
+      throughput.push_back(value(p.throughput));
+      cpu.push_back(value(100 * p.cpu));
+      flops.push_back(value(100 * p.flops));
+      memory.push_back(p.peak_bytes >= 0 ? value(static_cast<double>(p.peak_bytes) / 1048576) : nullptr);
+    }
+    page.chart("Throughput of " + s.label, line_chart(labels, nlohmann::json::array({dataset("throughput", throughput, 0)}), "batch size", s.unit));
+    nlohmann::json util = nlohmann::json::array();
+    if (any_finite(cpu)) util.push_back(dataset("CPU utilisation (% of the threads' time)", cpu, 1));
+    if (any_finite(flops)) util.push_back(dataset("FLOP/s (% of the measured peak)", flops, 2));
+    if (util.empty())
+      page.not_available("utilisation: these runs had neither the cpu nor the flops probe");
+    else
+      page.chart("Utilisation of " + s.label, line_chart(labels, util, "batch size", "%"));
+    if (any_finite(memory))
+      page.chart("Peak memory of " + s.label, line_chart(labels, nlohmann::json::array({dataset("peak memory", memory, 3)}), "batch size", "MiB"));
+  }
+  for (const auto& s : m.sweep_files) {
+    std::string tried;
+    for (const auto& [b, status] : s.statuses) tried += (tried.empty() ? "" : ", ") + std::to_string(b) + " " + status;
+    page.paragraph(fmt::format("Sweep of {} ({}): {}. Largest batch size that fits: {}{}.", s.workload, s.file, tried,
+                               s.largest_fit > 0 ? std::to_string(s.largest_fit) : "none",
+                               s.stopped_by.empty() ? "" : "; stopped: " + s.stopped_by));
+  }
+}
+
+void memory_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Memory at the peak, by category");
+  std::vector<std::string> labels;
+  std::vector<const ReportRun*> runs;
+  for (const auto& r : m.runs)
+    if (!r.memory.empty()) labels.push_back(r.label), runs.push_back(&r);
+  if (runs.empty()) return page.not_available(kNoMemoryReason);
+  nlohmann::json datasets = nlohmann::json::array();
+  for (size_t c = 0; c < memory_categories().size(); ++c) {
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto* r : runs) data.push_back(static_cast<double>(r->memory[c].second) / 1048576);
+    datasets.push_back({{"label", memory_categories()[c]}, {"data", data}, {"backgroundColor", color(c)}});
+  }
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data", {{"labels", labels}, {"datasets", datasets}}},
+      {"options", {{"indexAxis", "y"},
+                   {"scales", {{"x", {{"stacked", true}, {"title", axis_title("MiB at the peak of live bytes")}}},
+                               {"y", {{"stacked", true}}}}}}}};
+  page.chart("Memory breakdown at the peak (categories sum to the peak)", config, 120 + 36 * static_cast<int>(runs.size()));
+}
+
+void ops_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Time by operator class");
+  std::vector<std::string> labels;
+  std::vector<const ReportRun*> runs;
+  for (const auto& r : m.runs)
+    if (!r.op_classes.empty()) labels.push_back(r.label), runs.push_back(&r);
+  if (runs.empty()) return page.not_available(kNoOpsReason);
+  std::vector<std::string> classes;
+  for (const auto& [c, share] : runs.front()->op_classes) classes.push_back(c);
+  nlohmann::json datasets = nlohmann::json::array();
+  for (size_t c = 0; c < classes.size(); ++c) {
+    nlohmann::json data = nlohmann::json::array();
+    bool any = false;
+    for (const auto* r : runs) {
+      double share = NAN;
+      for (const auto& [name, s] : r->op_classes)
+        if (name == classes[c]) share = s;
+      any |= std::isfinite(share) && share > 0;
+      data.push_back(value(100 * share));
+    }
+    if (any) datasets.push_back({{"label", classes[c]}, {"data", data}, {"backgroundColor", color(c)}});
+  }
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data", {{"labels", labels}, {"datasets", datasets}}},
+      {"options", {{"indexAxis", "y"},
+                   {"scales", {{"x", {{"stacked", true}, {"max", 100}, {"title", axis_title("% of operator self time")}}},
+                               {"y", {{"stacked", true}}}}}}}};
+  page.chart("Operator self time by class (ops probe)", config, 120 + 36 * static_cast<int>(runs.size()));
+}
+
+void scaling_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Scaling efficiency against process count");
+  if (m.scales.empty()) return page.not_available(kNoScaleReason);
+  std::set<int> counts;
+  for (const auto& s : m.scales)
+    for (const auto& p : s.points) counts.insert(p.nproc);
+  std::vector<std::string> labels;
+  for (int n : counts) labels.push_back(std::to_string(n));
+  nlohmann::json efficiency = nlohmann::json::array(), speedup = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < m.scales.size(); ++i) {
+    const auto& s = m.scales[i];
+    nlohmann::json e = nlohmann::json::array(), u = nlohmann::json::array();
+    for (int n : counts) {
+      nlohmann::json ev = nullptr, uv = nullptr;
+      for (const auto& p : s.points)
+        if (p.nproc == n) ev = value(100 * p.efficiency), uv = value(p.speedup);
+      e.push_back(ev);
+      u.push_back(uv);
+    }
+    efficiency.push_back(dataset(s.label, e, i));
+    speedup.push_back(dataset(s.label, u, i));
+    for (const auto& p : s.points)
+      rows.push_back({s.label, std::to_string(p.nproc), format_number(p.throughput) + " " + s.unit,
+                      fmt::format("{:.3f}", p.speedup), format_percent(p.efficiency)});
+  }
+  page.chart("Scaling efficiency: throughput(n) / (n · throughput(first count))",
+             line_chart(labels, efficiency, "processes", "efficiency (%)"));
+  page.chart("Speed-up against the first process count", line_chart(labels, speedup, "processes", "speed-up"));
+  page.table({"configuration", "processes", "throughput", "speed-up", "efficiency"}, rows);
+}
+
+void dispersion_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Run-to-run dispersion of iteration times");
+  std::vector<std::string> labels;
+  nlohmann::json band = nlohmann::json::array(), lows = nlohmann::json::array(), highs = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : m.runs) {
+    if (r.times.empty()) continue;
+    const double med = percentile(r.times, 0.5);
+    const auto rel = [&](double q) { return 100 * (percentile(r.times, q) / med - 1); };
+    labels.push_back(r.label);
+    band.push_back({rel(0.05), rel(0.95)});
+    lows.push_back(rel(0));
+    highs.push_back(rel(1));
+    rows.push_back({r.label, std::to_string(r.times.size()), format_ms(med), format_signed_percent(rel(0) / 100),
+                    format_signed_percent(rel(0.05) / 100), format_signed_percent(rel(0.95) / 100),
+                    format_signed_percent(rel(1) / 100), format_percent(r.cv)});
+  }
+  if (labels.empty()) return page.not_available("no result file with measured iterations");
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data",
+       {{"labels", labels},
+        {"datasets",
+         {{{"type", "bar"}, {"label", "p5 to p95"}, {"data", band}, {"backgroundColor", color(0)}},
+          {{"type", "line"}, {"label", "fastest"}, {"data", lows}, {"showLine", false}, {"pointStyle", "triangle"},
+           {"pointRadius", 5}, {"borderColor", color(4)}, {"backgroundColor", color(4)}},
+          {{"type", "line"}, {"label", "slowest"}, {"data", highs}, {"showLine", false}, {"pointStyle", "rectRot"},
+           {"pointRadius", 5}, {"borderColor", color(2)}, {"backgroundColor", color(2)}}}}}},
+      {"options", {{"scales", {{"y", {{"title", axis_title("% from the run's median iteration time")}}}}}}}};
+  page.chart("Iteration times relative to each run's median", config, 360);
+  page.table({"configuration", "iterations", "median", "min", "p5", "p95", "max", "CV"}, rows);
+}
+
+}  // namespace
+
+std::string render_html(const ReportModel& m) {
+  Page page;
+  page.heading(1, "tbd report: " + m.source);
+  std::string machines;
+  for (const auto& e : m.environments) machines += (machines.empty() ? "" : "; ") + e;
+  page.paragraph("Machines: " + (machines.empty() ? std::string("not recorded") : machines) + ".");
+  page.heading(2, "Runs");
+  if (m.runs.empty()) {
+    page.not_available("no result files in this folder (only scaling files or indexes)");
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : m.runs)
+      rows.push_back({r.label + (r.partial ? " (partial)" : ""), format_number(r.throughput) + " " + r.unit,
+                      format_ms(r.median_s), format_percent(r.cv), format_percent(r.cpu), format_percent(r.flops),
+                      format_bytes(r.peak_bytes), r.file});
+    page.table({"configuration", "throughput", "median iteration", "CV", "CPU util.", "FLOP/s of peak", "peak memory",
+                "file"},
+               rows);
+  }
+  if (!m.not_run.empty()) {
+    page.heading(2, "Failed, out-of-memory and skipped runs");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& n : m.not_run) rows.push_back({n.what, n.status, n.error, n.file});
+    page.table({"run", "status", "error", "recorded in"}, rows);
+  }
+  sweep_section(page, m);
+  memory_section(page, m);
+  ops_section(page, m);
+  scaling_section(page, m);
+  dispersion_section(page, m);
+  page.paragraph("Charts by Chart.js " + std::string(chart_js_version()) +
+                 " (MIT licence), inlined: this file needs no network.");
+  return page.html("tbd report: " + m.source);
+}
+
+}  // namespace tbd

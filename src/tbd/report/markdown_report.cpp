@@ -1,0 +1,135 @@
+// `tbd report --format md`: the report's tables in GitHub-flavoured Markdown.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "tbd/measure/statistics.h"
+#include "tbd/report/report_model.h"
+#include "tbd/report/report_text.h"
+
+namespace tbd {
+
+std::string render_markdown(const ReportModel& m) {
+  std::ostringstream out;
+  const auto cell = [](const std::string& s) {
+    std::string e;
+    for (char c : s) e += c == '|' ? std::string("\\|") : std::string(1, c);
+    return e;
+  };
+  out << "# tbd report: " << cell(m.source) << "\n\n";
+  out << "Machines:\n\n";
+  for (const auto& e : m.environments) out << "- " << e << "\n";
+  if (m.environments.empty()) out << "- not available: no result file\n";
+
+  out << "\n## Runs\n\n";
+  if (m.runs.empty()) {
+    out << "Not available: no result files (only " << (m.scales.empty() ? "indexes" : "scaling files") << ").\n";
+  } else {
+    out << "| configuration | throughput | median iteration | CV | CPU util. | FLOP/s of peak | peak memory | file |\n"
+        << "|---|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& r : m.runs)
+      out << fmt::format("| {}{} | {} {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label), r.partial ? " (partial)" : "",
+                         format_number(r.throughput), r.unit, format_ms(r.median_s), format_percent(r.cv),
+                         format_percent(r.cpu), format_percent(r.flops), format_bytes(r.peak_bytes), cell(r.file));
+  }
+  if (!m.not_run.empty()) {
+    out << "\n## Failed, out-of-memory and skipped runs\n\n| run | status | error | recorded in |\n|---|---|---|---|\n";
+    for (const auto& n : m.not_run)
+      out << fmt::format("| {} | {} | {} | {} |\n", cell(n.what), n.status, cell(n.error), cell(n.file));
+  }
+
+  out << "\n## Throughput and utilisation against batch size\n\n";
+  if (m.sweeps.empty()) out << "Not available: " << kNoSweepReason << ".\n";
+  for (const auto& s : m.sweeps) {
+    out << "### " << cell(s.label) << "\n\n| batch | throughput (" << s.unit
+        << ") | CPU util. | FLOP/s of peak | peak memory |\n|---:|---:|---:|---:|---:|\n";
+    for (const auto& p : s.points)
+      out << fmt::format("| {} | {} | {} | {} | {} |\n", p.batch, format_number(p.throughput), format_percent(p.cpu),
+                         format_percent(p.flops), format_bytes(p.peak_bytes));
+    out << "\n";
+  }
+  for (const auto& s : m.sweep_files) {
+    out << fmt::format("Sweep {} ({}): largest batch size that fits: {}{}.\n\n", cell(s.workload), cell(s.file),
+                       s.largest_fit > 0 ? std::to_string(s.largest_fit) : "none",
+                       s.stopped_by.empty() ? "" : "; stopped: " + s.stopped_by);
+  }
+
+  out << "\n## Memory at the peak, by category\n\n";
+  bool any_memory = false;
+  for (const auto& r : m.runs) any_memory |= !r.memory.empty();
+  if (!any_memory) {
+    out << "Not available: " << kNoMemoryReason << ".\n";
+  } else {
+    out << "| configuration | peak |";
+    for (const auto& c : memory_categories()) out << " " << c << " |";
+    out << "\n|---|---:|";
+    for (size_t i = 0; i < memory_categories().size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& r : m.runs) {
+      if (r.memory.empty()) continue;
+      out << "| " << cell(r.label) << " | " << format_bytes(r.peak_bytes) << " |";
+      for (const auto& [c, bytes] : r.memory) out << " " << format_bytes(bytes) << " |";
+      out << "\n";
+    }
+  }
+
+  out << "\n## Time by operator class (share of operator self time)\n\n";
+  bool any_ops = false;
+  for (const auto& r : m.runs) any_ops |= !r.op_classes.empty();
+  if (!any_ops) {
+    out << "Not available: " << kNoOpsReason << ".\n";
+  } else {
+    std::vector<std::string> classes;
+    for (const auto& r : m.runs)
+      if (!r.op_classes.empty()) {
+        for (const auto& [c, s] : r.op_classes) classes.push_back(c);
+        break;
+      }
+    out << "| configuration |";
+    for (const auto& c : classes) out << " " << c << " |";
+    out << "\n|---|";
+    for (size_t i = 0; i < classes.size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& r : m.runs) {
+      if (r.op_classes.empty()) continue;
+      out << "| " << cell(r.label) << " |";
+      for (const auto& [c, s] : r.op_classes) out << " " << format_percent(s) << " |";
+      out << "\n";
+    }
+  }
+
+  out << "\n## Scaling efficiency against process count\n\n";
+  if (m.scales.empty()) out << "Not available: " << kNoScaleReason << ".\n";
+  for (const auto& s : m.scales) {
+    out << "### " << cell(s.label) << " (" << cell(s.file) << ")\n\n| processes | throughput (" << s.unit
+        << ") | speed-up | efficiency |\n|---:|---:|---:|---:|\n";
+    for (const auto& p : s.points)
+      out << fmt::format("| {} | {} | {:.3f} | {} |\n", p.nproc, format_number(p.throughput), p.speedup,
+                         format_percent(p.efficiency));
+    out << "\n";
+  }
+
+  out << "\n## Run-to-run dispersion of iteration times\n\n";
+  if (m.runs.empty()) {
+    out << "Not available: no result files.\n";
+  } else {
+    out << "Relative to each run's median iteration time.\n\n| configuration | iterations | min | p5 | p95 | max | CV |\n"
+        << "|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : m.runs) {
+      if (r.times.empty()) continue;
+      const double med = percentile(r.times, 0.5);
+      const auto rel = [&](double q) { return format_signed_percent(percentile(r.times, q) / med - 1); };
+      out << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label), r.times.size(), rel(0), rel(0.05),
+                         rel(0.95), rel(1), format_percent(r.cv));
+    }
+  }
+  if (!m.skipped_files.empty()) {
+    out << "\nOther JSON files in the folder (not tbd results, ignored): ";
+    for (size_t i = 0; i < m.skipped_files.size(); ++i) out << (i ? ", " : "") << cell(m.skipped_files[i]);
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace tbd

@@ -1,0 +1,147 @@
+#include "tbd/report/report_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "tbd/core/error.h"
+
+namespace tbd {
+namespace fs = std::filesystem;
+namespace {
+
+std::string relative_to(const std::string& file, const std::string& source) {
+  std::error_code ec;
+  if (!fs::is_directory(source, ec)) return fs::path(file).filename().string();
+  const auto rel = fs::relative(file, source, ec);
+  return ec || rel.empty() ? file : rel.string();
+}
+
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+std::string environment_line(const nlohmann::json& r) {
+  if (!r.contains("environment")) return "environment not recorded";
+  const auto& e = r["environment"];
+  const auto text = [](const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+  std::string cpu = e.contains("cpu") && e["cpu"].contains("model") ? text(e["cpu"]["model"]) : "unknown CPU";
+  std::string cores = e.contains("cpu") && e["cpu"].contains("cores_available_to_process")
+                          ? text(e["cpu"]["cores_available_to_process"]) + " cores available"
+                          : "";
+  std::string torch = e.contains("libtorch") && e["libtorch"].contains("version") ? "LibTorch " + text(e["libtorch"]["version"]) : "";
+  std::string host = e.contains("os") && e["os"].contains("hostname") ? "host " + text(e["os"]["hostname"]) : "";
+  std::string line = cpu;
+  for (const auto& part : {cores, torch, host})
+    if (!part.empty()) line += ", " + part;
+  return line;
+}
+
+}  // namespace
+
+const std::vector<std::string>& memory_categories() {
+  static const std::vector<std::string> c = {"weights", "weight_gradients", "optimizer_state", "inputs",
+                                             "feature_maps", "workspace", "dynamic", "other"};
+  return c;
+}
+
+ReportModel build_report_model(const ResultSet& set, const std::string& source) {
+  ReportModel m;
+  m.source = source;
+  if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty())
+    throw Error(source + ": no tbd results here (files with \"schema\": \"tbd.result/1\", tbd.scale/1, tbd.sweep/1 or "
+                "tbd.suite/1); run tbd run --out, tbd sweep or tbd suite first");
+  for (const auto& f : set.skipped) m.skipped_files.push_back(relative_to(f, source));
+  std::set<std::string> environments;
+  std::map<std::string, std::vector<const nlohmann::json*>> by_series;
+  for (const auto& run : set.runs) {
+    const auto& r = run.result;
+    environments.insert(environment_line(r));
+    if (!run.origin.empty()) continue;  // runs inside scale files appear in the scaling section
+    ReportRun row;
+    row.label = configuration_label(r);
+    row.file = relative_to(run.file, source);
+    row.workload = r["workload"]["name"].get<std::string>();
+    row.unit = throughput_unit(r);
+    row.batch = r["workload"]["options"].value("batch_size", 0LL);
+    row.throughput = throughput_of(r);
+    row.median_s = median_iteration_s(r);
+    row.cv = r.contains("summary") ? number_or_nan(r["summary"], "cv") : NAN;
+    row.cpu = cpu_utilisation(r);
+    row.flops = flops_utilisation(r);
+    row.peak_bytes = peak_memory_bytes(r);
+    row.partial = r.value("partial", false);
+    row.times = iteration_times(r);
+    if (row.peak_bytes > 0 && r["memory"].contains("breakdown"))
+      for (const auto& c : memory_categories())
+        row.memory.push_back({c, r["memory"]["breakdown"].value(c, 0LL)});
+    if (r.contains("ops") && r["ops"].contains("by_class") && r["ops"]["by_class"].is_object())
+      for (const auto& [cls, v] : r["ops"]["by_class"].items())
+        row.op_classes.push_back({cls, number_or_nan(v, "share_of_self")});
+    m.runs.push_back(row);
+    by_series[configuration_key_without_batch(r)].push_back(&r);
+  }
+  std::sort(m.runs.begin(), m.runs.end(), [](const ReportRun& a, const ReportRun& b) {
+    return std::tie(a.workload, a.batch, a.label) < std::tie(b.workload, b.batch, b.label);
+  });
+  for (const auto& [key, results] : by_series) {
+    std::map<long long, const nlohmann::json*> by_batch;  // the last run of a batch size wins
+    for (const auto* r : results) by_batch[(*r)["workload"]["options"].value("batch_size", 0LL)] = r;
+    if (by_batch.size() < 2) continue;
+    SweepSeries s;
+    const auto& first = *by_batch.begin()->second;
+    s.unit = throughput_unit(first);
+    s.label = configuration_label(first);
+    // The label without its batch part: "resnet50 tiny b4 fp32" -> "resnet50 tiny fp32".
+    const std::string b = " b" + std::to_string(by_batch.begin()->first);
+    if (auto pos = s.label.find(b + " "); pos != std::string::npos) s.label.erase(pos, b.size());
+    for (const auto& [batch, r] : by_batch)
+      s.points.push_back({batch, throughput_of(*r), cpu_utilisation(*r), flops_utilisation(*r), peak_memory_bytes(*r)});
+    m.sweeps.push_back(s);
+  }
+  for (const auto& doc : set.sweeps) {
+    SweepSummary s;
+    s.file = relative_to(doc.file, source);
+    s.workload = doc.doc.value("workload", "?");
+    s.stopped_by = doc.doc.value("stopped_by", "");
+    if (doc.doc.contains("largest_fitting_batch") && doc.doc["largest_fitting_batch"].is_number())
+      s.largest_fit = doc.doc["largest_fitting_batch"].get<long long>();
+    for (const auto& p : doc.doc["points"]) {
+      const std::string status = p.value("status", "?");
+      s.statuses.push_back({p.value("batch_size", 0LL), status});
+      if (status != "ok")
+        m.not_run.push_back({s.workload + " batch " + std::to_string(p.value("batch_size", 0LL)), status,
+                             p.value("error", ""), s.file});
+    }
+    m.sweep_files.push_back(s);
+  }
+  for (const auto& doc : set.scales) {
+    ScaleSeries s;
+    s.file = relative_to(doc.file, source);
+    s.unit = doc.doc.value("unit", "samples/s");
+    s.label = doc.doc.value("workload", "?");
+    if (!doc.doc["points"].empty()) {
+      const auto& r = doc.doc["points"][0]["result"];
+      const auto& o = r["workload"]["options"];
+      s.label += " " + o.value("scale", "?") + " b" + std::to_string(o.value("batch_size", 0LL)) + "/process";
+    }
+    for (const auto& p : doc.doc["points"])
+      s.points.push_back({p["nproc"].get<int>(), number_or_nan(p, "samples_per_s"), number_or_nan(p, "speedup"),
+                          number_or_nan(p, "efficiency")});
+    m.scales.push_back(s);
+  }
+  for (const auto& doc : set.suites)
+    for (const auto& r : doc.doc["runs"]) {
+      const std::string status = r.value("status", "?");
+      if (status != "ok")
+        m.not_run.push_back({r.value("workload", "?"), status, r.value("error", ""), relative_to(doc.file, source)});
+    }
+  m.environments.assign(environments.begin(), environments.end());
+  return m;
+}
+
+}  // namespace tbd

@@ -1,0 +1,75 @@
+// What `tbd report` shows, gathered once from a folder of results and then
+// rendered as Markdown (markdown_report) or self-contained HTML (html_report).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tbd/report/result_set.h"
+
+namespace tbd {
+
+struct ReportRun {
+  std::string label, file, workload, unit;
+  long long batch = 0;
+  double throughput = 0, median_s = 0, cv = 0, cpu = 0, flops = 0;  // NaN where a probe did not run
+  long long peak_bytes = -1;
+  bool partial = false;
+  std::vector<double> times;
+  std::vector<std::pair<std::string, long long>> memory;   // category, bytes at the peak (empty: no memory probe)
+  std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
+};
+
+struct SweepPoint {
+  long long batch = 0;
+  double throughput = 0, cpu = 0, flops = 0;
+  long long peak_bytes = -1;
+};
+
+struct SweepSeries {  // runs of one configuration at two or more batch sizes
+  std::string label, unit;
+  std::vector<SweepPoint> points;  // by batch size
+};
+
+struct SweepSummary {  // a tbd.sweep/1 file
+  std::string file, workload, stopped_by;
+  long long largest_fit = 0;
+  std::vector<std::pair<long long, std::string>> statuses;  // batch size, status (and error)
+};
+
+struct ScalePoint {
+  int nproc = 0;
+  double throughput = 0, speedup = 0, efficiency = 0;
+};
+
+struct ScaleSeries {  // a tbd.scale/1 file
+  std::string label, file, unit;
+  std::vector<ScalePoint> points;
+};
+
+struct NotRun {  // failed, out-of-memory or skipped runs listed by suite and sweep files
+  std::string what, status, error, file;
+};
+
+struct ReportModel {
+  std::string source;
+  std::vector<ReportRun> runs;
+  std::vector<SweepSeries> sweeps;
+  std::vector<SweepSummary> sweep_files;
+  std::vector<ScaleSeries> scales;
+  std::vector<NotRun> not_run;
+  std::vector<std::string> environments;  // distinct "CPU, cores, LibTorch, threads" lines
+  std::vector<std::string> skipped_files;
+};
+
+// Throws Error when the folder holds no tbd file at all.
+ReportModel build_report_model(const ResultSet& set, const std::string& source);
+
+std::string render_markdown(const ReportModel& model);
+std::string render_html(const ReportModel& model);
+
+// The memory categories in the order of DESIGN.md (bottom to top of a stacked bar).
+const std::vector<std::string>& memory_categories();
+
+}  // namespace tbd

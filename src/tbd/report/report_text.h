@@ -1,0 +1,21 @@
+// Number formatting and the "not available" reasons shared by the Markdown
+// and HTML reports.
+#pragma once
+
+#include <string>
+
+namespace tbd {
+
+inline constexpr const char* kNoSweepReason =
+    "no configuration was run at two or more batch sizes (tbd sweep W --batch-sizes 1,2,4 makes such runs)";
+inline constexpr const char* kNoMemoryReason = "no run used the memory probe (--probes ...,memory)";
+inline constexpr const char* kNoOpsReason = "no run used the ops probe (--probes ...,ops)";
+inline constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
+
+std::string format_number(double v);          // 4 significant digits, "-" for NaN
+std::string format_ms(double seconds);        // "12.34 ms"
+std::string format_percent(double share);     // 0.123 -> "12.3%"
+std::string format_signed_percent(double share);  // -0.05 -> "-5.0%", 0.05 -> "+5.0%"
+std::string format_bytes(long long bytes);    // "12.3 MiB", "-" when negative (not measured)
+
+}  // namespace tbd

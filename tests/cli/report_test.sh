@@ -1,0 +1,123 @@
+# tbd report over a fixture folder this test writes (results with memory and
+# ops sections at three batch sizes, a scale file, a sweep file with an
+# out-of-memory point, a suite index with a failure, a stray trace): Markdown
+# and HTML have every section; the HTML opens in headless chromium without
+# errors and every chart draws. Exit 77 (skipped, reason printed) when
+# chromium is not installed; scripts/setup installs it.
+source "$(dirname "$0")/lib.sh"
+
+fixture="$WORK/results"
+python3 - "$fixture" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+os.makedirs(root + "/sweep", exist_ok=True)
+os.makedirs(root + "/suite", exist_ok=True)
+cats = ["weights", "weight_gradients", "optimizer_state", "inputs", "feature_maps", "workspace", "dynamic", "other"]
+classes = ["conv", "gemm", "rnn", "attention", "norm", "elementwise", "reduction", "data movement", "optimizer",
+           "communication", "other"]
+def result(name, batch, unit, base_time, world=1):
+    times = [base_time * batch * (1 + 0.02 * ((i * 7) % 5)) for i in range(10)]
+    options = {"scale": "tiny", "batch_size": batch, "precision": "fp32", "device": "cpu", "threads": 2,
+               "data": "synthetic", "settings": {}, "seed": 42}
+    if world > 1: options["world_size"] = world
+    breakdown = {c: (i + 1) * 1000 * (batch if c in ("inputs", "feature_maps") else 1) for i, c in enumerate(cats)}
+    by_class = {c: {"calls": 1, "self_s": 0.1, "share_of_self": (1.0 / len(classes))} for c in classes}
+    return {"schema": "tbd.result/1", "created_utc": "2026-01-01T00:00:00Z",
+            "workload": {"name": name, "settings": {"depth": "50"}, "options": options},
+            "environment": {"cpu": {"model": "Fixture CPU", "cores_available_to_process": 2},
+                            "libtorch": {"version": "2.13.0"}, "os": {"hostname": "fixture"}},
+            "iterations": times,
+            "summary": {"median_s": sorted(times)[5], "cv": 0.03},
+            "throughput": {"samples_per_s": batch / (sum(times) / len(times)), "unit": unit},
+            "cpu": {"utilisation": 0.5 + 0.1 * batch / 4},
+            "flops": {"utilization": {"measured": 0.1 * batch / 4}},
+            "memory": {"peak_bytes": sum(breakdown.values()), "breakdown": breakdown},
+            "ops": {"by_class": by_class}, "partial": False}
+for b in (1, 2, 4):
+    json.dump(result("resnet50", b, "images/s", 0.01), open(f"{root}/sweep/bs-{b}.json", "w"))
+json.dump({"schema": "tbd.sweep/1", "workload": "resnet50", "points": [
+    {"batch_size": 1, "status": "ok"}, {"batch_size": 2, "status": "ok"}, {"batch_size": 4, "status": "ok"},
+    {"batch_size": 8, "status": "out_of_memory", "error": "peak memory exceeds the limit"}],
+    "largest_fitting_batch": 4, "stopped_by": "out of memory at batch size 8"}, open(f"{root}/sweep/sweep.json", "w"))
+json.dump(result("ncf", 256, "samples/s", 0.0001), open(f"{root}/suite/ncf.json", "w"))
+json.dump({"schema": "tbd.suite/1", "preset": "quick", "runs": [
+    {"workload": "ncf", "status": "ok", "file": "ncf.json"},
+    {"workload": "gpt", "status": "failed", "error": "out of host memory at batch size 4"}]},
+    open(f"{root}/suite/index.json", "w"))
+points = []
+for n, eff in ((1, 1.0), (2, 0.9)):
+    r = result("resnet50", 4, "images/s", 0.01, world=n)
+    points.append({"nproc": n, "samples_per_s": 400 * n * eff, "speedup": n * eff, "efficiency": eff, "result": r})
+json.dump({"schema": "tbd.scale/1", "workload": "resnet50", "unit": "images/s", "baseline_nproc": 1,
+           "points": points}, open(f"{root}/scale.json", "w"))
+json.dump({"traceEvents": []}, open(f"{root}/trace.json", "w"))
+PY
+
+# Markdown: every section with data, the failures, the skipped file.
+expect_exit 0 "wrote .*report.md \(4 runs\)" -- report "$fixture" --format md --out "$WORK/report.md"
+md="$WORK/report.md"
+for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
+               "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
+               "## Run-to-run dispersion"; do
+  grep -q "^$section" "$md" || fail "report.md lacks '$section'"
+done
+grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
+grep -q "largest batch size that fits: 4" "$md" || fail "report.md lacks the sweep's largest fitting batch"
+grep -q "| gpt | failed | out of host memory" "$md" || fail "report.md lacks the failed suite run"
+grep -q "| resnet50 batch 8 | out_of_memory" "$md" || fail "report.md lacks the sweep's out-of-memory point"
+grep -q "trace.json" "$md" || fail "report.md does not list the skipped trace.json"
+# Throughput rows of the sweep: batch 1, 2 and 4.
+[ "$(grep -cE '^\| (1|2|4) \| [0-9.]+ \|' "$md")" -ge 3 ] || fail "report.md lacks the sweep table rows"
+
+# Markdown on stdout by default; a section without data says why.
+mkdir -p "$WORK/only-ncf"
+cp "$fixture/suite/ncf.json" "$WORK/only-ncf/"
+"$TBD" report "$WORK/only-ncf" > "$WORK/only.md" || fail "report to stdout failed"
+grep -q "Not available: no configuration was run at two or more batch sizes" "$WORK/only.md" \
+  || fail "a report without sweeps does not say why the section is missing"
+grep -q "Not available: no tbd.scale/1 file" "$WORK/only.md" || fail "missing scaling reason"
+
+# Errors.
+expect_exit 2 "format must be md or html" -- report "$fixture" --format pdf
+expect_exit 2 "no such file or folder" -- report "$WORK/nosuch"
+mkdir -p "$WORK/none"
+expect_exit 1 "no tbd results here" -- report "$WORK/none"
+echo '{"schema": "tbd.suite/7"}' > "$WORK/none/index.json"
+expect_exit 1 "index.json: unknown schema 'tbd.suite/7'" -- report "$WORK/none"
+
+# HTML: one file, nothing fetched.
+html="$WORK/report.html"
+expect_exit 0 "wrote" -- report "$fixture" --format html --out "$html"
+grep -Eq '<(script|link|img)[^>]+(src|href)="' "$html" && fail "report.html loads something from elsewhere"
+grep -q "Chart.js v4" "$html" || fail "report.html does not inline Chart.js"
+charts=$(grep -o '<canvas id="chart-' "$html" | wc -l)
+[ "$charts" -ge 7 ] || fail "report.html has $charts charts, expected at least 7"
+
+if [ "$FAILURES" -gt 0 ]; then finish; fi
+browser="$(command -v chromium || command -v chromium-browser || true)"
+if [ -z "$browser" ]; then
+  echo "SKIPPED: the browser check needs chromium (Debian package chromium; scripts/setup installs it)"
+  exit 77
+fi
+# The page marks what it drew; --dump-dom prints the DOM after the load event.
+"$browser" --headless --no-sandbox --disable-gpu --no-first-run --virtual-time-budget=5000 \
+  --enable-logging=stderr --v=0 --dump-dom "file://$html" > "$WORK/dom.html" 2> "$WORK/browser.log"
+grep -q 'data-charts-expected=' "$WORK/dom.html" || fail "chromium did not run the page's script: $(tail -5 "$WORK/browser.log")"
+python3 - "$WORK/dom.html" "$charts" <<'PY' || fail "the report did not render cleanly in chromium"
+import re, sys
+dom = open(sys.argv[1]).read()
+expected = int(sys.argv[2])
+body = re.search(r'<body([^>]*)>', dom).group(1)
+attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body))
+errors = re.search(r'<pre id="tbd-errors">(.*?)</pre>', dom, re.S).group(1)
+states = re.findall(r'<canvas id="(chart-\d+)"[^>]*data-rendered="(\w+)"', dom)
+ok = (attrs.get("data-errors") == "0" and attrs.get("data-charts-expected") == str(expected)
+      and attrs.get("data-charts-rendered") == str(expected) and len(states) == expected
+      and all(s == "yes" for _, s in states))
+if not ok:
+    print("body:", attrs, "errors:", errors, "canvases:", states, file=sys.stderr)
+    sys.exit(1)
+print(f"chromium: {expected} charts rendered, no errors")
+PY
+grep -E 'Uncaught|CONSOLE.*(Error|error)' "$WORK/browser.log" && fail "chromium logged script errors (above)"
+finish
