@@ -18,6 +18,7 @@
 
 #include "cli/child_run.h"
 #include "cli/commands.h"
+#include "tbd/core/utc_time.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/measure/environment.h"
@@ -90,14 +91,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json read_index(const std::string& path) {
   std::error_code ec;

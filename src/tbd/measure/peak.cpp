@@ -1,3 +1,4 @@
+#include "tbd/core/utc_time.h"
 #include "tbd/measure/peak.h"
 
 #include <ATen/ATen.h>
@@ -61,14 +62,6 @@ std::string device_name(c10::Device device) {
   return "unknown " + device.str();
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

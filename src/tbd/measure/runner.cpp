@@ -1,3 +1,4 @@
+#include "tbd/core/utc_time.h"
 #include "tbd/measure/runner.h"
 
 #include <ATen/Parallel.h>
@@ -36,14 +37,6 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Progress on a terminal only; piped output stays clean.
 class Progress {
