@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/comma_list.h"
 #include "cli/commands.h"
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
@@ -35,14 +36,6 @@ struct RunArgs {
   std::string mllog, csv;  // logs other tools read (docs/analysis.md)
 };
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ','))
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 // Turns the strings CLI11 collected into validated options.
 RunOptions resolve(const RunArgs& args) {

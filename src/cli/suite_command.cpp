@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "cli/child_run.h"
+#include "cli/comma_list.h"
 #include "cli/commands.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/core/error.h"
@@ -82,14 +83,6 @@ std::vector<std::string> merge_options(const std::vector<std::string>& preset, c
   return merged;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ','))
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 
 nlohmann::json read_index(const std::string& path) {

@@ -22,6 +22,7 @@ at::Tensor GradScaler::scale(const at::Tensor& loss) const { return loss * scale
 void GradScaler::unscale() {
   if (unscaled_) return;
   unscaled_ = true;
+  finite_ = -1;
   found_inf_.zero_();
   std::vector<at::Tensor> grads;
   for (const auto& p : parameters_) {
@@ -35,13 +36,14 @@ void GradScaler::unscale() {
 
 bool GradScaler::step_allowed() {
   unscale();  // a workload that never asked: unscale before the step
-  return found_inf_.item<float>() == 0.0f;
+  // One device-to-host read per step; update() reuses it.
+  if (finite_ < 0) finite_ = found_inf_.item<float>() == 0.0f ? 1 : 0;
+  return finite_ == 1;
 }
 
 void GradScaler::update() {
-  unscale();
+  if (!step_allowed()) ++skipped_;
   ++steps_;
-  if (found_inf_.item<float>() != 0.0f) ++skipped_;
   at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
                          options_.growth_interval);
   unscaled_ = false;

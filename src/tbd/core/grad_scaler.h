@@ -43,6 +43,7 @@ class GradScaler {
   GradScalerOptions options_;
   at::Tensor scale_, growth_tracker_, found_inf_;
   bool unscaled_ = false;
+  int finite_ = -1;  // this step's found-inf verdict read back once: -1 not yet, 0 no, 1 yes
   int64_t skipped_ = 0, steps_ = 0;
 };
 

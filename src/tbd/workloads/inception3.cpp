@@ -1,7 +1,6 @@
 // inception3: ImageNet classification with Inception-v3 (Szegedy et al. 2016)
 // and its auxiliary classifier, label-smoothed cross-entropy, RMSprop with
 // decay 0.9 and ε 1.0 and gradient clipping at 2.0, as the paper trains it.
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/rmsprop.h>
@@ -10,6 +9,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/data/batch_pool.h"
+#include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/inception3.h"
 #include "tbd/workloads/workloads.h"
@@ -84,7 +84,8 @@ class Inception3 final : public Workload {
       real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers,
                          options.rank, options.world_size);
     } else {
-      synthetic_ = make_synthetic(options.batch_size, config.classes, options.data_seed());
+      synthetic_ = synthetic_image_batches(options.batch_size, config.classes, image_size_,
+                                           options.data_seed(), device);
     }
     config_ = config;
     model_ = nn::Inception3(config);
@@ -143,20 +144,6 @@ class Inception3 final : public Workload {
   }
 
  private:
-  BatchPool make_synthetic(int64_t batch_size, int64_t classes, uint64_t seed) const {
-    // Normalised pixels are roughly standard normal; labels uniform over classes.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) {
-      Batch b;
-      b.inputs = {torch::randn({batch_size, 3, image_size_, image_size_}, gen).to(device_)};
-      b.targets = {torch::randint(classes, {batch_size}, gen, torch::kInt64).to(device_)};
-      b.samples = batch_size;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
-  }
-
   torch::Device device_{torch::kCPU};
   int image_size_ = 299;
   nn::Inception3Config config_;

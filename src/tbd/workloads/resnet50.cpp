@@ -1,6 +1,5 @@
 // resnet50: ImageNet classification with ResNet-50 v1.5 (or another depth of
 // the family), cross-entropy, SGD with momentum and weight decay.
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 
@@ -9,6 +8,7 @@
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/batch_pool.h"
+#include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/resnet.h"
 #include "tbd/workloads/workloads.h"
@@ -71,7 +71,8 @@ class ResNet50 final : public Workload {
       real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers,
                          options.rank, options.world_size);
     } else {
-      synthetic_ = make_synthetic(options.batch_size, config.classes, options.data_seed());
+      synthetic_ = synthetic_image_batches(options.batch_size, config.classes, image_size_,
+                                           options.data_seed(), device);
     }
     classes_ = config.classes;
     model_ = nn::ResNet(config);
@@ -111,20 +112,6 @@ class ResNet50 final : public Workload {
   }
 
  private:
-  BatchPool make_synthetic(int64_t batch_size, int64_t classes, uint64_t seed) const {
-    // Normalised pixels are roughly standard normal; labels uniform over classes.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) {
-      Batch b;
-      b.inputs = {torch::randn({batch_size, 3, image_size_, image_size_}, gen).to(device_)};
-      b.targets = {torch::randint(classes, {batch_size}, gen, torch::kInt64).to(device_)};
-      b.samples = batch_size;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
-  }
-
   torch::Device device_{torch::kCPU};
   int image_size_ = 224;
   int64_t classes_ = 1000;
