@@ -27,7 +27,10 @@ std::string text_at(const nlohmann::json& j, std::initializer_list<const char*> 
 
 std::string join(const std::vector<std::string>& cells) {
   std::string line;
-  for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_escape(cells[i]);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += ',';
+    line += csv_escape(cells[i]);
+  }
   return line + "\n";
 }
 

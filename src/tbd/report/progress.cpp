@@ -44,8 +44,9 @@ void StudyProgress::draw_locked() {
   const int filled = total_ > 0 ? width * done_ / total_ : 0;
   std::string bar(static_cast<size_t>(filled), '#');
   bar += std::string(static_cast<size_t>(width - filled), '.');
-  const std::string left = done_ > 0 && total_ > done_ ? "~" + format_duration(elapsed / done_ * (total_ - done_))
-                                                       : (done_ >= total_ ? "0s" : "?");
+  const std::string left = done_ > 0 && total_ > done_
+                               ? fmt::format("~{}", format_duration(elapsed / done_ * (total_ - done_)))
+                               : (done_ >= total_ ? "0s" : "?");
   std::string line = fmt::format("\r\033[K{} [{}] {}/{}  elapsed {}  left {}", what_, bar, done_, total_,
                                  format_duration(elapsed), left);
   if (!current_.empty()) line += "  running " + current_;
