@@ -28,12 +28,18 @@ TEST(Options, RejectsImpossibleValuesNamingTheOption) {
   // fp16 has no CPU autocast path: refused with the alternative named.
   const std::string fp16 = bad([](RunOptions& o) { o.precision = Precision::fp16; });
   EXPECT_NE(fp16.find("bf16"), std::string::npos) << fp16;
+  // TF32 is a tensor-core mode: refused on the CPU, naming the precision.
+  const std::string tf32 = bad([](RunOptions& o) { o.precision = Precision::tf32; });
+  EXPECT_NE(tf32.find("tf32"), std::string::npos) << tf32;
+  EXPECT_NE(tf32.find("CUDA"), std::string::npos) << tf32;
 }
 
 TEST(Options, ParsesScaleAndPrecision) {
   EXPECT_EQ(parse_scale("tiny"), Scale::tiny);
   EXPECT_EQ(parse_scale("full"), Scale::full);
   EXPECT_EQ(parse_precision("bf16"), Precision::bf16);
+  EXPECT_EQ(parse_precision("tf32"), Precision::tf32);
+  EXPECT_STREQ(to_string(parse_precision("tf32")), "tf32");
   EXPECT_THROW(parse_scale("huge"), UsageError);
   EXPECT_THROW(parse_precision("fp8"), UsageError);
 }

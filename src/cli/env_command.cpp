@@ -23,7 +23,8 @@ int run_peak(const std::string& device_text, int threads, bool json) {
   threads = at::get_num_threads();
   const std::string key = peak_machine_key(device, threads);
   nlohmann::json entry;
-  for (const char* dtype : {"fp32", "bf16"}) {
+  const std::vector<std::string> dtypes = peak_dtypes(device);
+  for (const std::string& dtype : dtypes) {
     if (!json) std::cerr << "measuring " << dtype << " GEMM peak on " << device.str() << " ...\n";
     entry[dtype] = measure_gemm_peak(device, dtype);
     entry[dtype]["datasheet"] = datasheet_peak(device, dtype, threads);
@@ -35,7 +36,7 @@ int run_peak(const std::string& device_text, int threads, bool json) {
     return 0;
   }
   std::cout << fmt::format("machine      {}\n", key);
-  for (const char* dtype : {"fp32", "bf16"}) {
+  for (const std::string& dtype : dtypes) {
     const auto& m = entry[dtype];
     const auto& d = m["datasheet"];
     const std::string measured =
@@ -64,7 +65,8 @@ Command add_env_command(CLI::App& app) {
   auto threads = std::make_shared<int>(0);
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->add_flag("--peak", *peak,
-                "Measure achievable GEMM FLOP/s (fp32, bf16 where supported) and cache it in " +
+                "Measure achievable GEMM FLOP/s (CPU: fp32, bf16 where supported; CUDA: fp32, tf32, bf16, fp16) "
+                "and cache it in " +
                     peak_cache_path() + " (delete the file to forget it; TBD_CACHE_DIR moves it)");
   cmd->add_option("--device", *device, "With --peak: cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", *threads, "With --peak: intra-op threads (default: LibTorch's choice)");
@@ -94,6 +96,15 @@ Command add_env_command(CLI::App& app) {
                                  ? fmt::format("{} device(s)", acc["cuda_devices"].get<int>())
                                  : std::string(acc["cuda_build"].get<bool>() ? "no device visible"
                                                                              : "not in this LibTorch build"));
+    for (const auto& d : acc.value("devices", nlohmann::json::array()))
+      if (d.contains("name"))
+        std::cout << fmt::format("gpu {}        {}, {:.0f} GiB, {} SMs, compute {}\n", d["index"].get<int>(),
+                                 d["name"].get<std::string>(),
+                                 d["total_memory_bytes"].get<double>() / (1024.0 * 1024 * 1024),
+                                 d["multiprocessors"].get<int>(), d["compute_capability"].get<std::string>());
+    if (acc.contains("nccl_backend"))
+      std::cout << fmt::format("nccl         {}\n", acc["nccl_backend"].get<bool>() ? "built in (distributed CUDA runs)"
+                                                                                  : "not in this build");
     std::cout << fmt::format("tbd          {} ({})\n", env["tbd"]["version"].get<std::string>(),
                              env["tbd"]["git_revision"].get<std::string>());
     return 0;

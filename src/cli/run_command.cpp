@@ -87,7 +87,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("workload", o.workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
   auto* batch = cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
-  cmd->add_option("--precision", a->precision, "fp32, bf16 (autocast) or fp16 (CUDA only)")
+  cmd->add_option("--precision", a->precision, "fp32, tf32 (CUDA), bf16 (autocast) or fp16 (autocast, CUDA)")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
   cmd->add_option("--scale", a->scale, "full (published model), small, or tiny (for tests)")

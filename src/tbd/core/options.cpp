@@ -19,6 +19,7 @@ const char* to_string(Scale s) {
 const char* to_string(Precision p) {
   switch (p) {
     case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
     case Precision::bf16: return "bf16";
     case Precision::fp16: return "fp16";
   }
@@ -34,9 +35,10 @@ Scale parse_scale(const std::string& text) {
 
 Precision parse_precision(const std::string& text) {
   if (text == "fp32") return Precision::fp32;
+  if (text == "tf32") return Precision::tf32;
   if (text == "bf16") return Precision::bf16;
   if (text == "fp16") return Precision::fp16;
-  throw UsageError("--precision must be fp32, bf16 or fp16, got '" + text + "'");
+  throw UsageError("--precision must be fp32, tf32, bf16 or fp16, got '" + text + "'");
 }
 
 void validate(const RunOptions& o) {
@@ -63,6 +65,9 @@ void validate(const RunOptions& o) {
   if (o.precision == Precision::fp16 && !cuda)
     throw UsageError("--precision fp16 needs a CUDA device: CPU autocast has no float16 path; "
                      "use --precision bf16 on the CPU");
+  if (o.precision == Precision::tf32 && !cuda)
+    throw UsageError("--precision tf32 needs a CUDA device: TF32 is a tensor-core mode of NVIDIA GPUs; "
+                     "use --precision fp32 or bf16 on the CPU");
 }
 
 nlohmann::json to_json(const RunOptions& o) {

@@ -10,7 +10,10 @@
 namespace tbd {
 
 enum class Scale { full, small, tiny };
-enum class Precision { fp32, bf16, fp16 };
+// fp32: exact float32 everywhere (on CUDA tbd turns TF32 off for cuBLAS and
+// cuDNN); tf32: float32 storage, tensor-core TF32 matrix products (CUDA);
+// bf16 / fp16: autocast, fp16 with loss scaling (CUDA).
+enum class Precision { fp32, tf32, bf16, fp16 };
 
 const char* to_string(Scale s);
 const char* to_string(Precision p);

@@ -1,5 +1,6 @@
 #include "tbd/measure/device.h"
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
 #include "tbd/core/error.h"
@@ -29,8 +30,44 @@ c10::Device resolve_device(const std::string& text) {
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
+std::string device_for_rank(const std::string& text, int local_rank) {
+  if (text == "cuda" && local_rank >= 0) return "cuda:" + std::to_string(local_rank);
+  return text;
+}
+
+void make_current(c10::Device device) {
+  if (device.is_cuda()) c10::impl::getDeviceGuardImpl(device.type())->setDevice(device);
+}
+
 void synchronize(c10::Device device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
+namespace {
+c10::Stream current_stream(c10::Device device) {
+  return c10::impl::getDeviceGuardImpl(device.type())->getStream(device);
+}
+}  // namespace
+
+DeviceTimer::DeviceTimer(c10::Device device) : device_(device) {
+  if (!device_.is_cuda()) return;
+  // BACKEND_DEFAULT: a CUDA event with timing (PyTorch's default disables it).
+  begin_.emplace(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
+  end_.emplace(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
+}
+
+void DeviceTimer::start() {
+  if (begin_) begin_->record(current_stream(device_));
+}
+
+void DeviceTimer::stop() {
+  if (end_) end_->record(current_stream(device_));
+}
+
+std::optional<double> DeviceTimer::seconds() const {
+  if (!begin_ || !end_ || !begin_->was_marked_for_recording() || !end_->was_marked_for_recording())
+    return std::nullopt;
+  return begin_->elapsedTime(*end_) / 1e3;  // milliseconds
 }
 
 }  // namespace tbd

@@ -13,6 +13,9 @@
 #include <string>
 #include <thread>
 
+#include "tbd/dist/process_group.h"
+#include "tbd/measure/cuda_device_info.h"
+
 #include "git_revision.h"
 
 namespace tbd {
@@ -85,6 +88,10 @@ nlohmann::json accelerator_info() {
     const auto& hooks = at::detail::getCUDAHooks();
     j["cuda_runtime"] = hooks.versionCUDART();
     j["cudnn"] = hooks.hasCuDNN() ? nlohmann::json(hooks.versionCuDNN()) : nlohmann::json("not available");
+    nlohmann::json devices = nlohmann::json::array();
+    for (int64_t d = 0; d < j["cuda_devices"].get<int64_t>(); ++d) devices.push_back(cuda_device_info(static_cast<int>(d)));
+    j["devices"] = devices;
+    j["nccl_backend"] = ProcessGroup::nccl_available();
   } else {
     j["cuda_runtime"] = "not available: LibTorch built without CUDA";
     j["cudnn"] = "not available: LibTorch built without CUDA";

@@ -42,6 +42,7 @@ GpuProbe::GpuProbe(std::string nvml_library, double period_s)
 GpuProbe::~GpuProbe() { stop_sampler(); }
 
 void GpuProbe::on_run_start(const RunContext& ctx) {
+  cuda_ = ctx.device.is_cuda();
   nvml_ = std::make_unique<Nvml>(library_);
   if (!nvml_->available()) {
     why_ = nvml_->why();
@@ -85,6 +86,8 @@ void GpuProbe::on_window_end(int) { stop_sampler(); }
 
 void GpuProbe::contribute(nlohmann::json& result) const {
   nlohmann::json g;
+  g["kernels"] = kernel_section();
+  g["kernel_busy_share"] = g["kernels"]["kernel_busy_share"];
   if (!why_.empty()) {
     g["not_available"] = why_;
     result["gpu"] = g;
@@ -102,14 +105,36 @@ void GpuProbe::contribute(nlohmann::json& result) const {
                                      return static_cast<double>(*s.memory_used_bytes);
                                    }), none);
   g["power_w"] = to_json(stat_of(samples_, [](const NvmlSample& s) { return s.power_w; }), none);
-  g["kernel_busy_share"] = {{"value", nullptr},
-                            {"not_available", "needs a Kineto trace of the measured window, which tbd does not "
-                                              "record (profiler overhead); see --trace"}};
   result["gpu"] = g;
 }
 
+nlohmann::json GpuProbe::kernel_section() const {
+  if (!kernels_.is_null()) return kernels_;
+  return {{"kernel_busy_share", nullptr},
+          {"not_available", cuda_ ? "no kernel profile was taken (the run was interrupted)"
+                                  : "kernel events come from Kineto's CUDA activity; the run is not on a CUDA "
+                                    "device"}};
+}
+
+std::string GpuProbe::kernel_line() const {
+  const nlohmann::json k = kernel_section();
+  if (!k["kernel_busy_share"].is_number()) return "n/a (" + k["not_available"].get<std::string>() + ")";
+  std::string line = fmt::format("busy {:.0f}% of wall time, {:.3g} ms of kernels per iteration",
+                                 100 * k["kernel_busy_share"].get<double>(),
+                                 1e3 * k["kernel_seconds_per_iteration"].get<double>());
+  const auto& top = k["top_kernels"];
+  for (size_t i = 0; i < top.size() && i < 3; ++i)
+    line += fmt::format("{}{} {:.0f}%", i == 0 ? "; top: " : ", ", top[i]["name"].get<std::string>().substr(0, 48),
+                        100 * top[i]["share_of_kernel_time"].get<double>());
+  return line;
+}
+
 std::vector<std::pair<std::string, std::string>> GpuProbe::summary_lines() const {
-  if (!why_.empty()) return {{"GPU", "n/a (" + why_ + ")"}};
+  if (!why_.empty()) {
+    std::vector<std::pair<std::string, std::string>> lines = {{"GPU", "n/a (" + why_ + ")"}};
+    if (cuda_) lines.push_back({"GPU kernels", kernel_line()});
+    return lines;
+  }
   nlohmann::json r;
   contribute(r);
   const auto& g = r["gpu"];
@@ -123,7 +148,8 @@ std::vector<std::pair<std::string, std::string>> GpuProbe::summary_lines() const
                               "{} used, {} mean power",
                               device_name_, pct(g["utilization_gpu"]), pct(g["utilization_memory"]),
                               num(g["memory_used_bytes"], 1.0 / (1024.0 * 1024 * 1024), "GiB"),
-                              num(g["power_w"], 1.0, "W"))}};
+                              num(g["power_w"], 1.0, "W"))},
+          {"GPU kernels", kernel_line()}};
 }
 
 }  // namespace tbd

@@ -1,5 +1,7 @@
 // gpu: utilisation, memory and power of the run's GPU sampled through NVML
-// on a thread during the measured windows (docs/metrics.md#gpu).
+// on a thread during the measured windows, and the kernel view (busy share,
+// time per kernel) of a few Kineto-profiled iterations after them
+// (docs/metrics.md#gpu).
 #pragma once
 
 #include <atomic>
@@ -22,11 +24,14 @@ class GpuProbe : public Probe {
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;
+  void on_kernel_profile(const nlohmann::json& kernels) override { kernels_ = kernels; }
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
  private:
   void stop_sampler();
+  nlohmann::json kernel_section() const;
+  std::string kernel_line() const;
   std::string library_;
   double period_s_;
   std::unique_ptr<Nvml> nvml_;
@@ -37,6 +42,8 @@ class GpuProbe : public Probe {
   std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
   std::vector<NvmlSample> samples_;
+  nlohmann::json kernels_;  // summarize_kernels() of the profiled iterations, CUDA runs
+  bool cuda_ = false;
 };
 
 }  // namespace tbd

@@ -1,6 +1,7 @@
 #include "tbd/measure/memory_probe.h"
 
 #include <c10/core/Allocator.h>
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <fmt/format.h>
 #include <torch/csrc/profiler/orchestration/observer.h>
@@ -307,6 +308,33 @@ std::string bytes_text(int64_t b) {
   return fmt::format("{} B", b);
 }
 
+// The caching allocator's own account of the measured windows (peaks since
+// the first window began): what it reserved from the device next to what
+// tensors held, and how much of the reservation sat in split blocks that
+// were free yet could not be returned. Through c10's device-generic allocator
+// interface, so no CUDA header is needed.
+nlohmann::json allocator_statistics(c10::Device device) {
+  const auto stats = c10::getDeviceAllocator(device.type())->getDeviceStats(device.index());
+  constexpr auto all = static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+  const int64_t allocated = stats.allocated_bytes[all].peak, reserved = stats.reserved_bytes[all].peak;
+  const auto share = [&](int64_t part) {
+    return reserved > 0 ? nlohmann::json(static_cast<double>(part) / static_cast<double>(reserved))
+                        : nlohmann::json(nullptr);
+  };
+  return {{"allocated_peak_bytes", allocated},
+          {"reserved_peak_bytes", reserved},
+          {"active_peak_bytes", stats.active_bytes[all].peak},
+          {"inactive_split_peak_bytes", stats.inactive_split_bytes[all].peak},
+          {"reserved_unused_share", share(reserved - allocated)},
+          {"fragmentation", share(stats.inactive_split_bytes[all].peak)},
+          {"segments_peak", stats.segment[all].peak},
+          {"alloc_retries", stats.num_alloc_retries},
+          {"ooms", stats.num_ooms},
+          {"definition", "peaks of the CUDA caching allocator since the first measured window began; "
+                         "reserved_unused_share = 1 - allocated_peak / reserved_peak; fragmentation = "
+                         "inactive_split_peak / reserved_peak (free blocks inside split segments)"}};
+}
+
 }  // namespace
 
 MemoryProbe::MemoryProbe() : tracker_(std::make_shared<MemoryTracker>()) {}
@@ -351,13 +379,18 @@ void MemoryProbe::on_run_start(const RunContext& ctx) {
 // The reporter holds the thread's profiler state only while a measured
 // window runs: Kineto refuses to start while any profiler state is installed,
 // and the --trace iterations run after the windows.
-void MemoryProbe::on_window_begin(int) {
+void MemoryProbe::on_window_begin(int repetition) {
+  if (repetition == 0 && device_obj_.is_cuda())
+    c10::getDeviceAllocator(device_obj_.type())->resetPeakStats(device_obj_.index());
   if (!workload_ || !not_available_.empty()) return;
   const ParameterSet s = workload_->state();
   start(s.weights, s.buffers, s.optimizer_state, device_obj_);
 }
 
-void MemoryProbe::on_window_end(int) { stop(); }
+void MemoryProbe::on_window_end(int) {
+  stop();
+  if (device_obj_.is_cuda()) allocator_ = allocator_statistics(device_obj_);
+}
 
 void MemoryProbe::on_iteration_begin(bool measured) { tracker_->set_measuring(measured); }
 
@@ -399,6 +432,9 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
   nlohmann::json m;
   m["unit"] = "bytes";
   m["device"] = device_;
+  m["cuda_allocator"] = !allocator_.is_null()
+                            ? allocator_
+                            : nlohmann::json{{"not_available", "the CUDA caching allocator serves CUDA runs only"}};
   if (!not_available_.empty() || tracker_->peak() == 0) {
     m["peak_bytes"] = nullptr;
     m["not_available"] = not_available_.empty() ? "no allocation was seen in a measured iteration" : not_available_;
@@ -444,7 +480,14 @@ std::vector<std::pair<std::string, std::string>> MemoryProbe::summary_lines() co
     parts += fmt::format("{}{} {} ({:.0f}%)", parts.empty() ? "" : ", ", to_string(static_cast<MemoryCategory>(c)),
                          bytes_text(b[c]), 100.0 * static_cast<double>(b[c]) / static_cast<double>(peak));
   }
-  return {{"peak memory", bytes_text(peak) + " live on " + device_}, {"at peak", parts}};
+  std::vector<std::pair<std::string, std::string>> lines = {{"peak memory", bytes_text(peak) + " live on " + device_},
+                                                             {"at peak", parts}};
+  if (!allocator_.is_null() && allocator_["fragmentation"].is_number())
+    lines.push_back({"CUDA allocator", fmt::format("{} reserved at peak, {} allocated; fragmentation {:.1f}%",
+                                                   bytes_text(allocator_["reserved_peak_bytes"].get<int64_t>()),
+                                                   bytes_text(allocator_["allocated_peak_bytes"].get<int64_t>()),
+                                                   100 * allocator_["fragmentation"].get<double>())});
+  return lines;
 }
 
 }  // namespace tbd

@@ -83,6 +83,7 @@ class MemoryProbe : public Probe {
   // the weights at the end of each backward phase.
   std::vector<at::Tensor> weights_, optimizer_state_;
   std::vector<void*> batch_externals_;  // batch storages allocated before tracking began
+  nlohmann::json allocator_;             // the CUDA caching allocator's statistics, CUDA runs
 };
 
 }  // namespace tbd

@@ -17,11 +17,8 @@
 #include <fstream>
 #include <vector>
 
-#ifdef TBD_WITH_CUDA
-#include <ATen/cuda/CUDAContext.h>
-#endif
-
 #include "tbd/core/error.h"
+#include "tbd/measure/cuda_device_info.h"
 #include "tbd/measure/device.h"
 
 namespace tbd {
@@ -56,9 +53,10 @@ std::string device_name(c10::Device device) {
     const std::string model = cpuinfo("model name");
     return model.empty() ? "unknown CPU" : model;
   }
-#ifdef TBD_WITH_CUDA
-  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.has_index() ? device.index() : 0)->name;
-#endif
+  if (device.is_cuda()) {
+    const nlohmann::json info = cuda_device_info(device.has_index() ? device.index() : 0);
+    if (info.contains("name")) return info["name"].get<std::string>();
+  }
   return "unknown " + device.str();
 }
 
@@ -104,8 +102,15 @@ std::string peak_machine_key(c10::Device device, int threads) {
 
 nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype, const GemmPeakOptions& o) {
   c10::ScalarType type;
-  if (dtype == "fp32") {
+  // TF32 is fp32 storage through the tensor cores: cuBLAS may round inputs to
+  // TF32 only while this is allowed; restored when the measurement ends.
+  const bool tf32 = dtype == "tf32";
+  if (dtype == "fp32" || tf32) {
     type = c10::kFloat;
+    if (tf32 && !device.is_cuda()) return not_available("TF32 is a tensor-core mode of NVIDIA GPUs");
+  } else if (dtype == "fp16") {
+    type = c10::kHalf;
+    if (!device.is_cuda()) return not_available("the FP16 GEMM peak is measured on GPUs only");
   } else if (dtype == "bf16") {
     type = c10::kBFloat16;
     if (device.is_cpu()) {
@@ -117,6 +122,11 @@ nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype, c
     return not_available("no GEMM peak measurement for " + dtype);
   }
   const int64_t n = o.size > 0 ? o.size : (device.is_cpu() ? 2048 : 8192);
+  struct Tf32Scope {  // fp32 GEMMs stay exact fp32 unless measuring tf32
+    bool before = at::globalContext().allowTF32CuBLAS();
+    explicit Tf32Scope(bool on) { at::globalContext().setAllowTF32CuBLAS(on); }
+    ~Tf32Scope() { at::globalContext().setAllowTF32CuBLAS(before); }
+  } tf32_scope(tf32);
   const auto opts = at::TensorOptions().dtype(type).device(device);
   at::Tensor a = at::randn({n, n}, opts), b = at::randn({n, n}, opts), c = at::empty({n, n}, opts);
   using Clock = std::chrono::steady_clock;
@@ -299,6 +309,11 @@ nlohmann::json peaks_for_run(c10::Device device, int threads, const std::string&
                              how + "`");
   }
   return {{"measured", measured}, {"datasheet", datasheet_peak(device, dtype, threads)}};
+}
+
+std::vector<std::string> peak_dtypes(c10::Device device) {
+  if (device.is_cuda()) return {"fp32", "tf32", "bf16", "fp16"};
+  return {"fp32", "bf16"};
 }
 
 }  // namespace tbd

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
@@ -27,7 +28,11 @@ struct GemmPeakOptions {
   double target_cv = 0.03;       // more trials until the trials' CV is below this
 };
 
-// Measures dtype ("fp32" or "bf16") GEMM FLOP/s on the device with the current
+// The precisions `tbd env --peak` measures: fp32 and bf16 on CPUs; fp32,
+// tf32, bf16 and fp16 on CUDA devices.
+std::vector<std::string> peak_dtypes(c10::Device device);
+
+// Measures dtype ("fp32", "tf32", "bf16" or "fp16") GEMM FLOP/s on the device with the current
 // thread setting. Returns {flops_per_s, dtype, gemm_n, trials, cv, ...} or
 // {flops_per_s: null, not_available: reason}.
 nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct IterationRecord {
   int64_t index = 0;        // within its repetition (or warm-up)
   bool measured = false;    // false during warm-up
   double seconds = 0;       // wall time of the whole iteration, device synchronised
+  std::optional<double> device_seconds;  // CUDA-event time of the same span (CUDA runs only)
   double data_wait_s = 0;   // part of it spent blocked in next_batch()
   int64_t samples = 0;      // in the workload's sample unit
   double loss = 0;
@@ -50,6 +52,9 @@ class Probe : public PhaseListener {
   virtual void on_batch(const Batch&) {}
   virtual void on_iteration_end(const IterationRecord&) {}
   virtual void on_run_end(const RunContext&) {}
+  // What the device's kernels did in the profiled iterations after the
+  // measured windows (kernel_summary.h; CUDA runs with the gpu probe or --trace).
+  virtual void on_kernel_profile(const nlohmann::json& kernels) {}
   // Adds this probe's keys to the result document.
   virtual void contribute(nlohmann::json& result) const = 0;
   // Lines for the human summary ("label", "text").

@@ -1,6 +1,7 @@
 #include "tbd/core/utc_time.h"
 #include "tbd/measure/runner.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "tbd/measure/device.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
+#include "tbd/measure/kernel_summary.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/statistics.h"
 #include "tbd/measure/trace_probe.h"
@@ -63,9 +65,18 @@ c10::ScalarType autocast_type(Precision p) {
   switch (p) {
     case Precision::bf16: return c10::ScalarType::BFloat16;
     case Precision::fp16: return c10::ScalarType::Half;
-    case Precision::fp32: break;
+    case Precision::fp32:
+    case Precision::tf32: break;
   }
   return c10::ScalarType::Float;
+}
+
+// fp32 means exact float32: LibTorch lets cuDNN use TF32 by default, which
+// would make "fp32" convolutions tensor-core TF32. tf32 allows it everywhere.
+void set_tf32(Precision p) {
+  const bool on = p == Precision::tf32;
+  at::globalContext().setAllowTF32CuBLAS(on);
+  at::globalContext().setAllowTF32CuDNN(on);
 }
 
 // Everything one run needs, wired together.
@@ -130,14 +141,18 @@ IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool me
   r.repetition = repetition;
   r.index = index;
   r.measured = measured;
+  DeviceTimer device_timer(s.device);
   const auto t0 = Clock::now();
+  device_timer.start();
   Batch batch = s.workload->next_batch();
   r.data_wait_s = seconds_since(t0);
   for (auto& p : s.probes) p->on_batch(batch);
   StepOutput out = s.workload->step(batch, *s.phases);
+  device_timer.stop();
   r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
   synchronize(s.device);
   r.seconds = seconds_since(t0);
+  r.device_seconds = device_timer.seconds();
   r.samples = batch.samples;
   if (!std::isfinite(r.loss))
     throw Error("the training loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
@@ -147,6 +162,13 @@ IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool me
   for (auto& p : s.probes) p->on_iteration_end(r);
   return r;
 }
+
+bool has_probe(const Session& s, const std::string& name) {
+  return std::any_of(s.probes.begin(), s.probes.end(), [&](const auto& p) { return p->name() == name; });
+}
+
+// Iterations profiled for the kernel view when no --trace asks for more.
+constexpr int kKernelProfileIterations = 3;
 
 bool settled(const std::deque<double>& recent) {
   constexpr size_t kWindow = 5;
@@ -196,11 +218,13 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   s.workload = create_workload(requested.workload);
   const WorkloadInfo& info = s.workload->info();
   s.settings = Settings(info.settings, requested.settings, info.name);
-  s.device = resolve_device(requested.device);
+  const DistEnvironment dist = read_dist_environment();
+  s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
+  make_current(s.device);
+  set_tf32(s.options.precision);
   if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
   if (s.options.threads > 0) at::set_num_threads(s.options.threads);
   s.options.threads = at::get_num_threads();
-  const DistEnvironment dist = read_dist_environment();
   s.options.rank = dist.rank;
   s.options.world_size = dist.world_size;
   check_data_parallel_supported(requested.workload, dist.world_size);
@@ -285,13 +309,28 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
       for (auto& p : s.probes) p->on_window_end(rep);
     }
     workload_metrics = s.workload->measurement();
-    if (!trace.path.empty() && !partial) {
+    // Profiled iterations after the windows: for --trace, and on CUDA for the
+    // gpu probe's kernel view (Kineto's overhead stays out of every statistic).
+    const bool wants_kernels = s.device.is_cuda() && has_probe(s, "gpu");
+    if ((!trace.path.empty() || wants_kernels) && !partial) {
+      const int iterations = trace.path.empty() ? kKernelProfileIterations : trace.iterations;
       TraceRecorder recorder(trace.path, s.device);
+      synchronize(s.device);
       recorder.start();
-      for (int i = 0; i < trace.iterations; ++i) run_iteration(s, -1, i, false);
-      result["trace"] = recorder.stop_and_save();
-      result["trace"]["iterations"] = trace.iterations;
-      result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+      const auto t0 = Clock::now();
+      for (int i = 0; i < iterations; ++i) run_iteration(s, -1, i, false);
+      synchronize(s.device);
+      const double wall_s = seconds_since(t0);
+      nlohmann::json saved = recorder.stop_and_save();
+      if (!trace.path.empty()) {
+        result["trace"] = saved;
+        result["trace"]["iterations"] = trace.iterations;
+        result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+      }
+      if (s.device.is_cuda()) {
+        const nlohmann::json kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
+        for (auto& p : s.probes) p->on_kernel_profile(kernels);
+      }
     }
     for (auto& p : s.probes) p->on_run_end(ctx);
     if (s.group) result["distributed"] = distributed_section(s);

@@ -7,13 +7,17 @@
 
 namespace tbd {
 
-void TimeProbe::on_run_start(const RunContext& ctx) { unit_ = ctx.info.sample_unit; }
+void TimeProbe::on_run_start(const RunContext& ctx) {
+  unit_ = ctx.info.sample_unit;
+  device_ = ctx.device.str();
+}
 
 void TimeProbe::on_iteration_end(const IterationRecord& r) {
   if (!r.measured) return;
   seconds_.push_back(r.seconds);
   samples_.push_back(static_cast<double>(r.samples));
   repetition_.push_back(r.repetition);
+  if (r.device_seconds) device_seconds_.push_back(*r.device_seconds);
 }
 
 void TimeProbe::contribute(nlohmann::json& result) const {
@@ -32,6 +36,20 @@ void TimeProbe::contribute(nlohmann::json& result) const {
                     {"cv", s.cv}});
   }
   result["summary"] = summary;
+
+  // The same iterations timed on the device's stream by CUDA events: close
+  // to the host figure when the GPU is the bottleneck; far below it when the
+  // host (data, kernel launches) keeps the GPU waiting.
+  if (!device_seconds_.empty()) {
+    const Summary d = summarize(device_seconds_);
+    result["device_time"] = {{"n", d.n},          {"mean_s", d.mean},     {"median_s", d.median},
+                             {"stddev_s", d.stddev}, {"min_s", d.min},     {"max_s", d.max},
+                             {"definition", "CUDA events recorded on the current stream when the iteration "
+                                            "starts and after its step was queued"}};
+  } else {
+    result["device_time"] = {{"mean_s", nullptr},
+                             {"not_available", "device events exist only on CUDA; this run used " + device_}};
+  }
 
   const RatioEstimate rate = ratio_of_totals(samples_, seconds_);
   double total_samples = 0, total_seconds = 0;
@@ -67,12 +85,18 @@ std::vector<std::pair<std::string, std::string>> TimeProbe::summary_lines() cons
   const RatioEstimate rate = ratio_of_totals(samples_, seconds_);
   std::string ci = s.n >= 2 ? fmt::format("  (95% CI {:.4g} – {:.4g})", rate.ci95_low, rate.ci95_high)
                             : std::string("  (one iteration: no interval)");
-  return {
+  std::vector<std::pair<std::string, std::string>> lines = {
       {"throughput", fmt::format("{:.4g} {}/s{}", rate.value, unit_, ci)},
       {"iteration", fmt::format("median {:.4g} ms  mean {:.4g} ms  sd {:.3g} ms  p5 {:.4g}  p95 {:.4g} ms  n={}",
                                 s.median * 1e3, s.mean * 1e3, s.stddev * 1e3, s.p5 * 1e3,
                                 s.p95 * 1e3, s.n)},
   };
+  if (!device_seconds_.empty()) {
+    const Summary d = summarize(device_seconds_);
+    lines.push_back({"device time", fmt::format("median {:.4g} ms  mean {:.4g} ms (CUDA events)", d.median * 1e3,
+                                                d.mean * 1e3)});
+  }
+  return lines;
 }
 
 }  // namespace tbd

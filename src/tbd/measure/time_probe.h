@@ -19,6 +19,8 @@ class TimeProbe : public Probe {
  private:
   std::string unit_;
   std::vector<double> seconds_, samples_;
+  std::vector<double> device_seconds_;  // CUDA-event times, CUDA runs only
+  std::string device_;
   std::vector<int> repetition_;
 };
 

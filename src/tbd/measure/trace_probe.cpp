@@ -1,5 +1,6 @@
 #include "tbd/measure/trace_probe.h"
 
+#include <kineto/ActivityType.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <unistd.h>
 
@@ -24,6 +25,25 @@ std::set<ActivityType> activities(c10::Device device) {
 }
 
 ProfilerConfig config() { return ProfilerConfig(ProfilerState::KINETO, /*report_input_shapes=*/true); }
+
+std::vector<DeviceActivity> device_activities_of(const std::vector<prof::KinetoEvent>& events) {
+  using K = libkineto::ActivityType;
+  std::vector<DeviceActivity> out;
+  for (const auto& e : events) {
+    if (e.deviceType() == c10::DeviceType::CPU) continue;
+    DeviceActivity a;
+    const auto type = static_cast<K>(e.activityType());
+    if (type == K::CONCURRENT_KERNEL) a.kind = DeviceActivity::Kind::kernel;
+    else if (type == K::GPU_MEMCPY) a.kind = DeviceActivity::Kind::memcpy;
+    else if (type == K::GPU_MEMSET) a.kind = DeviceActivity::Kind::memset;
+    else continue;
+    a.name = e.name();
+    a.start_ns = e.startNs();
+    a.end_ns = e.endNs();
+    out.push_back(std::move(a));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -63,6 +83,8 @@ nlohmann::json TraceRecorder::stop_and_save() {
   running_ = false;
   auto result = prof::disableProfiler();
   if (!result) throw Error("the Kineto profiler returned no result; no trace written");
+  activities_ = device_activities_of(result->events());
+  if (path_.empty()) return nullptr;
   // Kineto writes the file itself; write it beside the target and rename so
   // a failed export never leaves a half-written trace.
   const std::string tmp = path_ + ".tmp" + std::to_string(getpid());

@@ -5,9 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
+
+#include "tbd/measure/kernel_summary.h"
 
 namespace tbd {
 
@@ -19,16 +22,20 @@ void check_trace_path(const std::string& path);
 // state to), CPU activities plus CUDA kernels in CUDA runs.
 class TraceRecorder {
  public:
+  // An empty path profiles without writing a file (for the kernel summary).
   TraceRecorder(std::string path, c10::Device device);
   ~TraceRecorder();  // stops a running profiler without saving
   void start();
-  // Stops and writes the trace; returns {file, events, bytes}.
+  // Stops; writes the trace when a path was given and returns {file, bytes,
+  // format}, else null. Keeps the device's kernel and copy activities.
   nlohmann::json stop_and_save();
+  const std::vector<DeviceActivity>& device_activities() const { return activities_; }
 
  private:
   std::string path_;
   c10::Device device_;
   bool running_ = false;
+  std::vector<DeviceActivity> activities_;
 };
 
 }  // namespace tbd

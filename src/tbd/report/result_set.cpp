@@ -1,5 +1,7 @@
 #include "tbd/report/result_set.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -137,11 +139,12 @@ std::string configuration_label(const nlohmann::json& r) {
   const auto& o = r["workload"]["options"];
   std::string label = r["workload"]["name"].get<std::string>() + " " + o.value("scale", "?") + " b" +
                       std::to_string(o.value("batch_size", 0LL)) + " " + o.value("precision", "?");
-  if (o.value("device", "cpu") != "cpu") label += " " + o.value("device", "");
+  if (const std::string device = o.value("device", "cpu"); device != "cpu") label += fmt::format(" {}", device);
   if (!o["settings"].empty()) {
-    for (const auto& [k, v] : o["settings"].items()) label += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    for (const auto& [k, v] : o["settings"].items())
+      label += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
   }
-  if (world_size_of(r) > 1) label += " ×" + std::to_string(world_size_of(r)) + " ranks";
+  if (world_size_of(r) > 1) label += fmt::format(" ×{} ranks", world_size_of(r));
   return label;
 }
 
