@@ -107,7 +107,8 @@ void GradientReducer::synchronize() {
     const Clock::rep done_rep = b.done_at.load();
     const auto done = done_rep != 0 ? std::max(Clock::time_point(Clock::duration(done_rep)), b.launched_at) : wait_end;
     spans.emplace_back(b.launched_at, done);
-    const double seconds = std::chrono::duration<double>(done - b.launched_at).count();
+    // NCCL times the collective on the device; Gloo's is read on the host.
+    const double seconds = b.pending->device_seconds().value_or(std::chrono::duration<double>(done - b.launched_at).count());
     const double bytes = static_cast<double>(b.flat.numel() * static_cast<int64_t>(b.flat.element_size()));
     it.bucket_seconds.push_back(seconds);
     it.bucket_bytes.push_back(bytes);

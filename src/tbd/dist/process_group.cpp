@@ -14,6 +14,10 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
+#ifdef TBD_WITH_NCCL  // CUDA builds with NCCL's header; CMake also defines USE_C10D_NCCL
+#include <ATen/DeviceAccelerator.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 namespace tbd {
 
@@ -82,6 +86,7 @@ std::string lost_ranks(c10d::Store* store, int self, int size) {
               " (" + detail + ")");
 }
 
+// Gloo completes on its own threads: the completion callback times it.
 class GlooPending final : public PendingReduce {
  public:
   GlooPending(c10::intrusive_ptr<c10d::Work> work, c10::intrusive_ptr<c10d::Store> store, int rank, int size)
@@ -100,15 +105,55 @@ class GlooPending final : public PendingReduce {
   int rank_, size_;
 };
 
-class GlooGroup final : public ProcessGroup {
+#ifdef TBD_WITH_NCCL
+// NCCL runs on its own CUDA stream: work->wait() only orders the current
+// stream after it. To time the bucket the host waits for the device here (at
+// the end of backward, where the optimizer needs the gradients anyway), then
+// reads the collective's CUDA-event duration.
+class NcclPending final : public PendingReduce {
  public:
-  GlooGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroupGloo> pg, int rank,
-            int size)
-      : store_(std::move(store)), pg_(std::move(pg)), rank_(rank), size_(size) {}
+  NcclPending(c10::intrusive_ptr<c10d::Work> work, c10::Device device, std::function<void()> on_done,
+              c10::intrusive_ptr<c10d::Store> store, int rank, int size)
+      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), store_(std::move(store)),
+        rank_(rank), size_(size) {}
+  void wait() override {
+    try {
+      work_->wait();
+      at::accelerator::synchronizeDevice(device_.index());
+    } catch (...) {
+      rethrow_lost_peer("all-reduce", store_.get(), rank_, size_);
+    }
+    if (on_done_) on_done_();
+    try {
+      seconds_ = work_->getDuration() / 1e3;  // milliseconds
+    } catch (const std::exception&) {
+      seconds_.reset();  // timing not enabled on this backend
+    }
+  }
+  std::optional<double> device_seconds() const override { return seconds_; }
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+  c10::Device device_;
+  std::function<void()> on_done_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  int rank_, size_;
+  std::optional<double> seconds_;
+};
+#endif
+
+// Either backend behind c10d's Backend interface; `tensor_device` is where
+// its tensors live (CPU for Gloo, the rank's GPU for NCCL).
+class C10dGroup final : public ProcessGroup {
+ public:
+  C10dGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> pg, std::string name,
+            c10::Device tensor_device, int rank, int size)
+      : store_(std::move(store)), pg_(std::move(pg)), name_(std::move(name)), device_(tensor_device),
+        rank_(rank), size_(size) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::string backend_name() const override { return "gloo"; }
+  std::string backend_name() const override { return name_; }
 
   void broadcast_from_rank0(std::vector<torch::Tensor>& tensors) override {
     try {
@@ -125,6 +170,10 @@ class GlooGroup final : public ProcessGroup {
     try {
       std::vector<at::Tensor> one{std::move(flat)};
       auto work = pg_->allreduce(one);
+#ifdef TBD_WITH_NCCL
+      if (device_.is_cuda())
+        return std::make_shared<NcclPending>(std::move(work), device_, std::move(on_done), store_, rank_, size_);
+#endif
       if (on_done) work->getFuture()->addCallback([on_done](c10::ivalue::Future&) { on_done(); });
       return std::make_shared<GlooPending>(std::move(work), store_, rank_, size_);
     } catch (...) {
@@ -133,16 +182,16 @@ class GlooGroup final : public ProcessGroup {
   }
 
   int max_across_ranks(int value) override {
-    auto t = torch::full({1}, static_cast<int64_t>(value), torch::kInt64);
+    auto t = torch::full({1}, static_cast<int64_t>(value), torch::TensorOptions(torch::kInt64).device(device_));
     std::vector<at::Tensor> one{t};
     c10d::AllreduceOptions opts;
     opts.reduceOp = c10d::ReduceOp::MAX;
     try {
       pg_->allreduce(one, opts)->wait();
+      return static_cast<int>(t.item<int64_t>());  // item() waits for the device
     } catch (...) {
       rethrow_lost_peer("agreement", store_.get(), rank_, size_);
     }
-    return static_cast<int>(t.item<int64_t>());
   }
 
   std::vector<std::string> gather_text(const std::string& key, const std::string& value) override {
@@ -171,19 +220,51 @@ class GlooGroup final : public ProcessGroup {
 
  private:
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  c10::intrusive_ptr<c10d::Backend> pg_;
+  std::string name_;
+  c10::Device device_;
   int rank_, size_;
 };
+
+c10::intrusive_ptr<c10d::Backend> make_gloo(const c10::intrusive_ptr<c10d::Store>& store, const DistEnvironment& env,
+                                            std::chrono::milliseconds timeout) {
+  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
+  // The interface that reaches the rendezvous host reaches the peers too.
+  const bool loopback = env.master_addr == "127.0.0.1" || env.master_addr == "localhost";
+  opts->devices.push_back(loopback ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                   : c10d::ProcessGroupGloo::createDefaultDevice());
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, opts);
+}
+
+#ifdef TBD_WITH_NCCL
+c10::intrusive_ptr<c10d::Backend> make_nccl(const c10::intrusive_ptr<c10d::Store>& store, const DistEnvironment& env,
+                                            std::chrono::milliseconds timeout) {
+  auto opts = c10d::ProcessGroupNCCL::Options::create();
+  opts->timeout = timeout;
+  auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size, opts);
+  pg->enableCollectivesTiming();  // CUDA events around each collective: the comm probe's bucket times
+  return pg;
+}
+#endif
 
 }  // namespace
 
 bool ProcessGroup::available() { return true; }
 
+bool ProcessGroup::nccl_available() {
+#ifdef TBD_WITH_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, c10::Device device,
                                                    std::chrono::milliseconds timeout) {
-  if (device.is_cuda())
-    throw UsageError("distributed runs on CUDA need the NCCL backend, which this build does not include "
-                     "yet; run distributed on --device cpu (Gloo)");
+  if (device.is_cuda() && !nccl_available())
+    throw UsageError("distributed runs on CUDA need the NCCL backend, which this build does not include (a CPU "
+                     "LibTorch, or NCCL's header nccl.h was not found at configure time: set NCCL_INCLUDE_DIR); "
+                     "run distributed on --device cpu (Gloo)");
   c10::intrusive_ptr<c10d::Store> store;
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   try {
@@ -203,15 +284,20 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
                 std::to_string(env.world_size) + " ranks were started");
   }
   try {
-    auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-    // The interface that reaches the rendezvous host reaches the peers too.
-    const bool loopback = env.master_addr == "127.0.0.1" || env.master_addr == "localhost";
-    opts->devices.push_back(loopback ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-                                     : c10d::ProcessGroupGloo::createDefaultDevice());
-    auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, opts);
+    c10::intrusive_ptr<c10d::Backend> pg;
+    std::string name = "gloo";
+    c10::Device tensor_device(c10::kCPU);
+#ifdef TBD_WITH_NCCL
+    if (device.is_cuda()) {
+      pg = make_nccl(store, env, timeout);
+      name = "nccl";
+      tensor_device = device;
+    }
+#endif
+    if (!pg) pg = make_gloo(store, env, timeout);
     const std::string me = hostname() + " " + std::to_string(getpid());
     store->set("tbd/proc/" + std::to_string(env.rank), std::vector<uint8_t>(me.begin(), me.end()));
-    return std::make_unique<GlooGroup>(store, pg, env.rank, env.world_size);
+    return std::make_unique<C10dGroup>(store, pg, name, tensor_device, env.rank, env.world_size);
   } catch (...) {
     rethrow_lost_peer("set-up", store.get(), env.rank, env.world_size);
   }
@@ -220,6 +306,7 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
 #else  // no Gloo headers at build time
 
 bool ProcessGroup::available() { return false; }
+bool ProcessGroup::nccl_available() { return false; }
 
 std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10::Device,
                                                    std::chrono::milliseconds) {

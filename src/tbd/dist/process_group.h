@@ -1,11 +1,12 @@
-// A c10d process group: TCPStore rendezvous (rank 0 hosts it) and the Gloo
-// backend for CPU tensors. c10d types stay inside the .cpp so only this file
-// needs the c10d and Gloo headers.
+// A c10d process group: TCPStore rendezvous (rank 0 hosts it), the Gloo
+// backend for CPU tensors and NCCL for CUDA tensors (CUDA builds). c10d types
+// stay inside the .cpp so only this file needs the c10d, Gloo and NCCL headers.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ class PendingReduce {
  public:
   virtual ~PendingReduce() = default;
   virtual void wait() = 0;  // throws Error when a peer is lost
+  // The collective's own duration on the device, where the backend times it
+  // (NCCL: CUDA events); empty for Gloo, whose time is read on the host.
+  virtual std::optional<double> device_seconds() const { return std::nullopt; }
 };
 
 class ProcessGroup {
@@ -32,6 +36,7 @@ class ProcessGroup {
   static std::unique_ptr<ProcessGroup> connect(const DistEnvironment& env, c10::Device device,
                                                std::chrono::milliseconds timeout);
   static bool available();  // false when this build has no Gloo
+  static bool nccl_available();  // true in CUDA builds that found NCCL's header
 
   virtual int rank() const = 0;
   virtual int size() const = 0;
