@@ -55,6 +55,21 @@ std::vector<std::string> quick_options(const std::string& workload) {
   return args;
 }
 
+// The gpu preset (scripts/gpu-check): full scale at batch sizes that keep a
+// large GPU (an 80-141 GB H100 or H200) busy, few iterations, the GPU probes.
+// A workload without a line keeps its default batch size.
+std::vector<std::string> gpu_options(const std::string& workload) {
+  static const std::map<std::string, std::string> batch = {
+      {"resnet50", "256"},   {"inception3", "128"}, {"seq2seq", "256"}, {"transformer", "16384"},
+      {"faster_rcnn", "8"},  {"deepspeech2", "32"}, {"wgan", "128"},    {"ncf", "65536"},
+      {"dlrm", "8192"},      {"gpt", "16"},
+  };
+  std::vector<std::string> args = {"--scale", "full", "--warmup", "3", "--iters", "10", "--probes",
+                                   "time,data,cpu,flops,memory,gpu"};
+  if (auto it = batch.find(workload); it != batch.end()) args.insert(args.end(), {"--batch-size", it->second});
+  return args;
+}
+
 // The paper preset: TBD's configurations, the workload's default batch size, full scale.
 std::vector<std::string> paper_options(const std::string&) {
   return {"--scale", "full", "--warmup", "5", "--iters", "20", "--probes", kProbes};
@@ -112,8 +127,9 @@ Command add_suite_command(CLI::App& app) {
     bool force = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--preset", a->preset, "quick (every workload, small scale, ~10 min on 2 cores) or paper "
-                                         "(full scale, default batch sizes)")
+  cmd->add_option("--preset", a->preset, "quick (every workload, small scale, ~10 min on 2 cores), paper "
+                                         "(full scale, default batch sizes) or gpu (full scale, batch sizes "
+                                         "for a large GPU; add --device cuda)")
       ->capture_default_str();
   cmd->add_option("--workloads", a->workloads, "Comma-separated workloads (default: all registered)");
   cmd->add_option("--out", a->out, "Results folder (default: suite-PRESET)");
@@ -127,8 +143,8 @@ Command add_suite_command(CLI::App& app) {
               "Files: DIR/index.json (tbd.suite/1), DIR/W.json (results), DIR/logs/W.log.\n"
               "Exit status: 0 every run completed, 1 at least one failed (the others still ran).");
   return {cmd, [a, cmd]() {
-            if (a->preset != "quick" && a->preset != "paper")
-              throw UsageError("--preset must be quick or paper, got '" + a->preset + "'");
+            if (a->preset != "quick" && a->preset != "paper" && a->preset != "gpu")
+              throw UsageError("--preset must be quick, paper or gpu, got '" + a->preset + "'");
             const std::vector<std::string> extras = cmd->remaining();
             for (const auto& e : extras)
               if (e == "--out" || e == "--json" || e == "--quiet")
@@ -178,7 +194,10 @@ Command add_suite_command(CLI::App& app) {
             bool interrupted = false;
             for (const auto& w : workloads) {
               const std::vector<std::string> options =
-                  merge_options(merge_options(a->preset == "quick" ? quick_options(w) : paper_options(w), extras),
+                  merge_options(merge_options(a->preset == "quick" ? quick_options(w)
+                                              : a->preset == "gpu" ? gpu_options(w)
+                                                                   : paper_options(w),
+                                              extras),
                                 own_options[w]);
               const std::string file = (fs::path(dir) / (w + ".json")).string();
               const std::string log = (fs::path(dir) / "logs" / (w + ".log")).string();

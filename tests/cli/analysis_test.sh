@@ -93,7 +93,7 @@ sleep 1
 "$TBD" "${suite[@]}" --force > "$WORK/force.out" 2>&1
 grep -q "ncf: ok" "$WORK/force.out" || fail "suite --force did not redo ncf: $(cat "$WORK/force.out")"
 [ "$(wc -l < "$WORK/suite.csv")" -eq 3 ] || fail "suite --force: expected a second CSV row"
-expect_exit 2 "preset must be quick or paper" -- suite --preset huge
+expect_exit 2 "preset must be quick, paper or gpu" -- suite --preset huge
 expect_exit 2 "unknown workload 'nosuch'" -- suite --workloads ncf,nosuch
 expect_exit 2 "for takes WORKLOAD:OPTIONS" -- suite --workloads ncf --for nocolon
 

@@ -51,14 +51,23 @@ for n, eff in ((1, 1.0), (2, 0.9)):
 json.dump({"schema": "tbd.scale/1", "workload": "resnet50", "unit": "images/s", "baseline_nproc": 1,
            "points": points}, open(f"{root}/scale.json", "w"))
 json.dump({"traceEvents": []}, open(f"{root}/trace.json", "w"))
+# A CUDA run: FLOP/s, NVML, the kernel view, device time and the caching allocator.
+os.makedirs(root + "/gpu", exist_ok=True)
+g = result("gpt", 8, "tokens/s", 0.001)
+g["workload"]["options"].update({"device": "cuda:0", "precision": "bf16"})
+g["flops"] = {"achieved_flops_per_s": 1.234e14, "utilization": {"measured": 0.45}}
+g["gpu"] = {"utilization_gpu": {"mean": 0.8}, "kernel_busy_share": 0.9}
+g["device_time"] = {"median_s": 0.0075}
+g["memory"]["cuda_allocator"] = {"reserved_peak_bytes": 3 * 1024 ** 3, "fragmentation": 0.125}
+json.dump(g, open(f"{root}/gpu/gpt.json", "w"))
 PY
 
 # Markdown: every section with data, the failures, the skipped file.
-expect_exit 0 "wrote .*report.md \(4 runs\)" -- report "$fixture" --format md --out "$WORK/report.md"
+expect_exit 0 "wrote .*report.md \(5 runs\)" -- report "$fixture" --format md --out "$WORK/report.md"
 md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
-               "## Run-to-run dispersion"; do
+               "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels"; do
   grep -q "^$section" "$md" || fail "report.md lacks '$section'"
 done
 grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
@@ -66,6 +75,9 @@ grep -q "largest batch size that fits: 4" "$md" || fail "report.md lacks the swe
 grep -q "| gpt | failed | out of host memory" "$md" || fail "report.md lacks the failed suite run"
 grep -q "| resnet50 batch 8 | out_of_memory" "$md" || fail "report.md lacks the sweep's out-of-memory point"
 grep -q "trace.json" "$md" || fail "report.md does not list the skipped trace.json"
+grep -qE '^\| gpt tiny b8 bf16 cuda:0 [^|]*\| 123.4 T \| 45.0% \| 80.0% \| 90.0% \| 7.5' "$md" \
+  || fail "report.md lacks the GPU row (FLOP/s, % of peak, NVML, kernel busy, device time): $(grep cuda "$md")"
+grep -qE '3.00 GiB \| 12.5% \|$' "$md" || fail "report.md lacks the allocator's reserved peak and fragmentation"
 # Throughput rows of the sweep: batch 1, 2 and 4.
 [ "$(grep -cE '^\| (1|2|4) \| [0-9.]+ \|' "$md")" -ge 3 ] || fail "report.md lacks the sweep table rows"
 
@@ -76,6 +88,7 @@ cp "$fixture/suite/ncf.json" "$WORK/only-ncf/"
 grep -q "Not available: no configuration was run at two or more batch sizes" "$WORK/only.md" \
   || fail "a report without sweeps does not say why the section is missing"
 grep -q "Not available: no tbd.scale/1 file" "$WORK/only.md" || fail "missing scaling reason"
+grep -q "Not available: no run used a CUDA device" "$WORK/only.md" || fail "missing the GPU section's reason"
 
 # Errors.
 expect_exit 2 "format must be md or html" -- report "$fixture" --format pdf

@@ -326,6 +326,11 @@ std::string render_html(const ReportModel& m) {
     page.table({"run", "status", "error", "recorded in"}, rows);
   }
   sweep_section(page, m);
+  page.heading(2, "GPU: FLOP/s, utilisation, kernels and the caching allocator");
+  if (const auto rows = gpu_table_rows(m); rows.empty())
+    page.not_available(kNoGpuReason);
+  else
+    page.table(gpu_table_header(), rows);
   memory_section(page, m);
   ops_section(page, m);
   scaling_section(page, m);

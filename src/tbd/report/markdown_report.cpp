@@ -55,6 +55,23 @@ std::string render_markdown(const ReportModel& m) {
                        s.stopped_by.empty() ? "" : "; stopped: " + s.stopped_by);
   }
 
+  out << "\n## GPU: FLOP/s, utilisation, kernels and the caching allocator\n\n";
+  if (const auto rows = gpu_table_rows(m); rows.empty()) {
+    out << "Not available: " << kNoGpuReason << ".\n";
+  } else {
+    const auto header = gpu_table_header();
+    out << "|";
+    for (const auto& h : header) out << " " << h << " |";
+    out << "\n|---|";
+    for (size_t i = 1; i < header.size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& row : rows) {
+      out << "|";
+      for (const auto& c : row) out << " " << cell(c) << " |";
+      out << "\n";
+    }
+  }
+
   out << "\n## Memory at the peak, by category\n\n";
   bool any_memory = false;
   for (const auto& r : m.runs) any_memory |= !r.memory.empty();

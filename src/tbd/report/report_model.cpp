@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
+#include "tbd/report/report_text.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -76,6 +77,19 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     row.peak_bytes = peak_memory_bytes(r);
     row.partial = r.value("partial", false);
     row.times = iteration_times(r);
+    row.on_gpu = r["workload"]["options"].value("device", std::string("cpu")).rfind("cuda", 0) == 0;
+    row.achieved_flops = r.contains("flops") ? number_or_nan(r["flops"], "achieved_flops_per_s") : NAN;
+    row.gpu_util = r.contains("gpu") && r["gpu"].contains("utilization_gpu")
+                       ? number_or_nan(r["gpu"]["utilization_gpu"], "mean") : NAN;
+    row.kernel_busy = r.contains("gpu") ? number_or_nan(r["gpu"], "kernel_busy_share") : NAN;
+    row.device_median_s = r.contains("device_time") ? number_or_nan(r["device_time"], "median_s") : NAN;
+    if (r.contains("memory") && r["memory"].contains("cuda_allocator")) {
+      const auto& a = r["memory"]["cuda_allocator"];
+      row.reserved_bytes = a.value("reserved_peak_bytes", -1LL);
+      row.fragmentation = number_or_nan(a, "fragmentation");
+    } else {
+      row.fragmentation = NAN;
+    }
     if (row.peak_bytes > 0 && r["memory"].contains("breakdown"))
       for (const auto& c : memory_categories())
         row.memory.push_back({c, r["memory"]["breakdown"].value(c, 0LL)});
@@ -142,6 +156,23 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     }
   m.environments.assign(environments.begin(), environments.end());
   return m;
+}
+
+std::vector<std::string> gpu_table_header() {
+  return {"configuration", "FLOP/s", "of peak", "GPU util. (NVML)", "kernel busy", "device iteration",
+          "peak memory", "reserved peak", "fragmentation"};
+}
+
+std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : model.runs) {
+    if (!r.on_gpu) continue;
+    rows.push_back({r.label, std::isnan(r.achieved_flops) ? "-" : format_number(r.achieved_flops / 1e12) + " T",
+                    format_percent(r.flops), format_percent(r.gpu_util), format_percent(r.kernel_busy),
+                    format_ms(r.device_median_s), format_bytes(r.peak_bytes), format_bytes(r.reserved_bytes),
+                    format_percent(r.fragmentation)});
+  }
+  return rows;
 }
 
 }  // namespace tbd

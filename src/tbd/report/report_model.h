@@ -19,6 +19,12 @@ struct ReportRun {
   std::vector<double> times;
   std::vector<std::pair<std::string, long long>> memory;   // category, bytes at the peak (empty: no memory probe)
   std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
+  // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
+  // utilisation, Kineto kernel-busy share, CUDA-event iteration time, the
+  // caching allocator's reserved peak and fragmentation.
+  bool on_gpu = false;
+  double achieved_flops = 0, gpu_util = 0, kernel_busy = 0, device_median_s = 0, fragmentation = 0;
+  long long reserved_bytes = -1;
 };
 
 struct SweepPoint {
@@ -68,6 +74,11 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source);
 
 std::string render_markdown(const ReportModel& model);
 std::string render_html(const ReportModel& model);
+
+// The GPU table of both renderers: header and one row per CUDA run (empty
+// when no run used a GPU).
+std::vector<std::string> gpu_table_header();
+std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model);
 
 // The memory categories in the order of DESIGN.md (bottom to top of a stacked bar).
 const std::vector<std::string>& memory_categories();

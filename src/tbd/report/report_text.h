@@ -6,6 +6,7 @@
 
 namespace tbd {
 
+inline constexpr const char* kNoGpuReason = "no run used a CUDA device (tbd run --device cuda; scripts/gpu-check)";
 inline constexpr const char* kNoSweepReason =
     "no configuration was run at two or more batch sizes (tbd sweep W --batch-sizes 1,2,4 makes such runs)";
 inline constexpr const char* kNoMemoryReason = "no run used the memory probe (--probes ...,memory)";
