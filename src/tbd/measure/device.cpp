@@ -18,11 +18,15 @@ c10::Device resolve_device(const std::string& text) {
       throw UsageError("--device must be cpu, cuda or cuda:N, got '" + text + "'");
     index = std::stoi(text.substr(5));
   }
-  if (!torch::cuda::is_available())
-    throw UsageError("--device " + text +
-                     ": no CUDA device is available (this LibTorch has no CUDA, or no GPU and "
-                     "driver were found); use --device cpu, or build against a CUDA LibTorch "
-                     "(see README: Torch_DIR)");
+  if (!torch::cuda::is_available()) {
+#ifdef TBD_WITH_CUDA
+    throw UsageError("--device " + text + ": no CUDA device is available (this CUDA build found no GPU or no "
+                     "NVIDIA driver); use --device cpu, or run on a machine with a GPU");
+#else
+    throw UsageError("--device " + text + ": no CUDA device is available (this tbd is built against a CPU "
+                     "LibTorch); use --device cpu, or build against a CUDA LibTorch (docs/gpu.md)");
+#endif
+  }
   const auto count = static_cast<int>(torch::cuda::device_count());
   if (index >= count)
     throw UsageError("--device " + text + ": only " + std::to_string(count) +

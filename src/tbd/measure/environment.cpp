@@ -80,11 +80,16 @@ nlohmann::json os_info() {
 
 nlohmann::json accelerator_info() {
   nlohmann::json j;
-  j["cuda_build"] = at::hasCUDA();
+  // at::hasCUDA() is false in a CUDA LibTorch without a GPU: the build is tbd's own flag.
+#ifdef TBD_WITH_CUDA
+  j["cuda_build"] = true;
+#else
+  j["cuda_build"] = false;
+#endif
   const bool available = torch::cuda::is_available();
   j["cuda_available"] = available;
   j["cuda_devices"] = available ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-  if (at::hasCUDA()) {
+  if (available) {
     const auto& hooks = at::detail::getCUDAHooks();
     j["cuda_runtime"] = hooks.versionCUDART();
     j["cudnn"] = hooks.hasCuDNN() ? nlohmann::json(hooks.versionCuDNN()) : nlohmann::json("not available");
@@ -93,8 +98,11 @@ nlohmann::json accelerator_info() {
     j["devices"] = devices;
     j["nccl_backend"] = ProcessGroup::nccl_available();
   } else {
-    j["cuda_runtime"] = "not available: LibTorch built without CUDA";
-    j["cudnn"] = "not available: LibTorch built without CUDA";
+    const std::string why = j["cuda_build"].get<bool>() ? "not available: no GPU or driver found"
+                                                       : "not available: LibTorch built without CUDA";
+    j["cuda_runtime"] = why;
+    j["cudnn"] = why;
+    j["nccl_backend"] = ProcessGroup::nccl_available();
   }
   return j;
 }
