@@ -170,6 +170,26 @@ bool has_probe(const Session& s, const std::string& name) {
 // Iterations profiled for the kernel view when no --trace asks for more.
 constexpr int kKernelProfileIterations = 3;
 
+struct Profile {
+  nlohmann::json saved;    // the trace file's description (null without a path)
+  nlohmann::json kernels;  // summarize_kernels() of the device's activity
+};
+
+// `iterations` more iterations under the Kineto profiler, after the windows.
+Profile profile_iterations(Session& s, const std::string& path, int iterations) {
+  TraceRecorder recorder(path, s.device);
+  synchronize(s.device);
+  recorder.start();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < iterations; ++i) run_iteration(s, -1, i, false);
+  synchronize(s.device);
+  const double wall_s = seconds_since(t0);
+  Profile p;
+  p.saved = recorder.stop_and_save();
+  p.kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
+  return p;
+}
+
 bool settled(const std::deque<double>& recent) {
   constexpr size_t kWindow = 5;
   if (recent.size() < kWindow) return false;
@@ -312,25 +332,29 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     // Profiled iterations after the windows: for --trace, and on CUDA for the
     // gpu probe's kernel view (Kineto's overhead stays out of every statistic).
     const bool wants_kernels = s.device.is_cuda() && has_probe(s, "gpu");
-    if ((!trace.path.empty() || wants_kernels) && !partial) {
-      const int iterations = trace.path.empty() ? kKernelProfileIterations : trace.iterations;
-      TraceRecorder recorder(trace.path, s.device);
-      synchronize(s.device);
-      recorder.start();
-      const auto t0 = Clock::now();
-      for (int i = 0; i < iterations; ++i) run_iteration(s, -1, i, false);
-      synchronize(s.device);
-      const double wall_s = seconds_since(t0);
-      nlohmann::json saved = recorder.stop_and_save();
-      if (!trace.path.empty()) {
-        result["trace"] = saved;
-        result["trace"]["iterations"] = trace.iterations;
-        result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+    if (!trace.path.empty() && !partial) {
+      const auto profile = profile_iterations(s, trace.path, trace.iterations);
+      result["trace"] = profile.saved;
+      result["trace"]["iterations"] = trace.iterations;
+      result["trace"]["note"] = "iterations run after the measured window, not part of any statistic";
+      if (wants_kernels) for (auto& p : s.probes) p->on_kernel_profile(profile.kernels);
+    } else if (wants_kernels && !partial) {
+      // Only the kernel view asked for it: a profiler that cannot start
+      // (no CUPTI, say) costs the view, not the run.
+      nlohmann::json kernels;
+      try {
+        kernels = profile_iterations(s, "", kKernelProfileIterations).kernels;
+      } catch (const Error&) {
+        throw;  // the iteration itself failed (a diverged loss): as in any iteration
+      } catch (const c10::OutOfMemoryError&) {
+        throw;
+      } catch (const std::exception& e) {
+        const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+        kernels = {{"kernel_busy_share", nullptr},
+                   {"not_available", std::string("the Kineto profiler failed: ") +
+                                         (c10_error ? c10_error->what_without_backtrace() : e.what())}};
       }
-      if (s.device.is_cuda()) {
-        const nlohmann::json kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
-        for (auto& p : s.probes) p->on_kernel_profile(kernels);
-      }
+      for (auto& p : s.probes) p->on_kernel_profile(kernels);
     }
     for (auto& p : s.probes) p->on_run_end(ctx);
     if (s.group) result["distributed"] = distributed_section(s);
