@@ -1,5 +1,7 @@
 #include "tbd/data/image_folder_batches.h"
 
+#include "tbd/data/batch_pool.h"
+
 #include <random>
 
 #include "tbd/core/rng.h"
@@ -40,6 +42,14 @@ ImageBatch ImageFolderBatches::make(int64_t batch_index) {
     }
     labels[i] = folder_->label(item);
   }
+  return batch;
+}
+
+Batch to_training_batch(const ImageBatch& b, c10::Device device) {
+  Batch batch;
+  batch.inputs = {to_device(b.images, device)};
+  batch.targets = {to_device(b.labels, device)};
+  batch.samples = b.images.size(0);
   return batch;
 }
 

@@ -11,6 +11,7 @@
 
 #include <torch/types.h>
 
+#include "tbd/core/workload.h"
 #include "tbd/data/epoch_shuffle.h"
 #include "tbd/data/image_folder.h"
 #include "tbd/data/prefetcher.h"
@@ -21,6 +22,10 @@ struct ImageBatch {
   torch::Tensor images;  // [B, 3, size, size] float, normalised, on the CPU
   torch::Tensor labels;  // [B] int64
 };
+
+// A classification batch for training: images and labels moved to the
+// device, counted in images.
+Batch to_training_batch(const ImageBatch& b, c10::Device device);
 
 // How a decoded image becomes a training tensor (image_transforms.h).
 enum class ImagePreparation {

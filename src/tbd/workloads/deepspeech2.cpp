@@ -3,7 +3,6 @@
 // gradient-norm clipping, as deepspeech.pytorch.
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/librispeech.h"
@@ -113,11 +113,7 @@ class DeepSpeech2 final : public Workload {
                 static_cast<double>(batch.samples);
     forward.end();
     phases.backward(loss);
-    if (max_grad_norm_ > 0) {
-      auto scope = phases.optimizer_scope();  // clipping is part of the update
-      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_grad_norm_);
-    }
-    phases.optimizer_step(*optimizer_);
+    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_grad_norm_);
     return {loss.detach()};
   }
 

@@ -5,12 +5,12 @@
 // clipped to a global norm of 1.
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
 
 #include <optional>
 #include <random>
 
+#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/byte_text.h"
@@ -110,11 +110,7 @@ class GptWorkload final : public Workload {
                                                            batch.targets[0].reshape({-1}));
     forward.end();
     phases.backward(loss);
-    if (max_gradient_norm_ > 0) {
-      auto scope = phases.optimizer_scope();  // clipping is part of the update
-      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_gradient_norm_);
-    }
-    phases.optimizer_step(*optimizer_);
+    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
     return {loss.detach()};
   }
 

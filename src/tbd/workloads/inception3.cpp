@@ -2,12 +2,12 @@
 // and its auxiliary classifier, label-smoothed cross-entropy, RMSprop with
 // decay 0.9 and ε 1.0 and gradient clipping at 2.0, as the paper trains it.
 #include <torch/nn/functional/loss.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/rmsprop.h>
 
 #include <optional>
 
 #include "tbd/core/error.h"
+#include "tbd/core/clipped_step.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
@@ -106,12 +106,7 @@ class Inception3 final : public Workload {
 
   Batch next_batch() override {
     if (!real_data_) return synthetic_.next();
-    ImageBatch b = real_data_->next();
-    Batch batch;
-    batch.inputs = {to_device(b.images, device_)};
-    batch.targets = {to_device(b.labels, device_)};
-    batch.samples = b.images.size(0);
-    return batch;
+    return to_training_batch(real_data_->next(), device_);
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -125,11 +120,7 @@ class Inception3 final : public Workload {
       loss = loss + kAuxLossWeight * F::cross_entropy(out.aux_logits, batch.targets[0], loss_options);
     forward.end();
     phases.backward(loss);
-    if (max_gradient_norm_ > 0) {
-      auto scope = phases.optimizer_scope();  // clipping is part of the update
-      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_gradient_norm_);
-    }
-    phases.optimizer_step(*optimizer_);
+    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
     return {loss.detach()};
   }
 

@@ -87,12 +87,7 @@ class ResNet50 final : public Workload {
 
   Batch next_batch() override {
     if (!real_data_) return synthetic_.next();
-    ImageBatch b = real_data_->next();
-    Batch batch;
-    batch.inputs = {to_device(b.images, device_)};
-    batch.targets = {to_device(b.labels, device_)};
-    batch.samples = b.images.size(0);
-    return batch;
+    return to_training_batch(real_data_->next(), device_);
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {

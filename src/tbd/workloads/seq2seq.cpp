@@ -4,12 +4,12 @@
 // tokens and divided by the sentence count, SGD (lr 1.0) with gradients
 // clipped to a global norm of 5, batches of sentences of similar length.
 #include <torch/nn/functional/loss.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
 #include <optional>
 
+#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/parallel_text.h"
@@ -115,12 +115,7 @@ class Seq2SeqWorkload final : public Workload {
                       static_cast<double>(batch.inputs[0].size(0));
     forward.end();
     phases.backward(loss);
-    if (max_gradient_norm_ > 0) {
-      // Clipping belongs to the update: it is timed inside the optimizer phase.
-      auto scope = phases.optimizer_scope();
-      torch::nn::utils::clip_grad_norm_(model_->parameters(), max_gradient_norm_);
-    }
-    phases.optimizer_step(*optimizer_);
+    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
     return {loss.detach()};
   }
 
