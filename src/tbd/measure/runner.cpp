@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <optional>
 
 #include "tbd/core/grad_scaler.h"
 #include "tbd/core/error.h"
@@ -90,6 +91,7 @@ struct Session {
   std::unique_ptr<ProcessGroup> group;       // distributed runs only
   std::unique_ptr<GradientReducer> reducer;  // distributed runs only
   std::unique_ptr<GradScaler> scaler;        // fp16 runs only
+  std::optional<DeviceTimer> device_timer;   // its CUDA events are reused every iteration
   std::deque<double> recent;  // for auto warm-up
   double first_loss = NAN, last_loss = NAN;
   double measured_samples = 0, measured_seconds = 0;
@@ -141,7 +143,7 @@ IterationRecord run_iteration(Session& s, int repetition, int64_t index, bool me
   r.repetition = repetition;
   r.index = index;
   r.measured = measured;
-  DeviceTimer device_timer(s.device);
+  DeviceTimer& device_timer = *s.device_timer;
   const auto t0 = Clock::now();
   device_timer.start();
   Batch batch = s.workload->next_batch();
@@ -241,6 +243,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
   const DistEnvironment dist = read_dist_environment();
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
+  s.device_timer.emplace(s.device);
   set_tf32(s.options.precision);
   if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
   if (s.options.threads > 0) at::set_num_threads(s.options.threads);
@@ -310,11 +313,11 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
     for (int rep = 0; rep < s.options.repeat && !partial; ++rep) {
       if (rep == 0) s.workload->begin_measurement();
       for (auto& p : s.probes) p->on_window_begin(rep);
-      const auto window_t0 = Clock::now();
+      double window_s = 0;  // measured iteration time of this window: what throughput divides by
       for (int64_t i = 0;; ++i) {
         // Elapsed time and Ctrl-C differ between ranks: agree (0 go on,
         // 1 done, 2 interrupted), so no rank is left alone in an all-reduce.
-        const bool done = i >= s.options.iters && seconds_since(window_t0) >= s.options.min_time;
+        const bool done = i >= s.options.iters && window_s >= s.options.min_time;
         const int verdict = s.agreed(interrupt_requested() ? 2 : done ? 1 : 0);
         if (verdict == 2) partial = true;
         if (verdict > 0) break;
@@ -325,6 +328,7 @@ RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::str
         s.last_loss = r.loss;
         s.measured_samples += static_cast<double>(r.samples);
         s.measured_seconds += r.seconds;
+        window_s += r.seconds;
       }
       for (auto& p : s.probes) p->on_window_end(rep);
     }
