@@ -1,6 +1,7 @@
 // `tbd compare BASE NEW`: significance-tested comparison of two sets of
 // results (files or folders). Exit status 1 when a configuration got
-// significantly slower beyond --threshold, so CI can gate on it.
+// significantly slower beyond --threshold, so CI can gate on it; 2 when the
+// inputs cannot be compared.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -10,33 +11,71 @@
 #include "tbd/report/compare.h"
 
 namespace tbd::cli {
+namespace {
+
+// "5%", "0.05": a share. A bare number of 1 or more is refused rather than
+// guessed at (5 would be 500%).
+double parse_threshold(const std::string& text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  double value = 0;
+  try {
+    size_t used = 0;
+    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+    value = std::stod(number, &used);
+    if (used != number.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    throw UsageError("--threshold must be a share such as 0.05 or a percentage such as 5%; got '" + text + "'");
+  }
+  if (percent) value /= 100;
+  else if (value >= 1)
+    throw UsageError("--threshold " + text + " would be " + std::to_string(static_cast<int>(value * 100)) +
+                     "%; give a share (0.05) or a percentage (" + text + "%)");
+  if (!(value >= 0 && value < 1))
+    throw UsageError("--threshold must lie in [0, 1) as a share or [0%, 100%) as a percentage; got '" + text + "'");
+  return value;
+}
+
+}  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("compare", "Compare two sets of results: ratio of medians with a CI, "
-                                            "Mann–Whitney U test, verdict; exit 1 on a regression");
+  auto* cmd = app.add_subcommand("compare", "Compare two sets of results: ratio of time per sample with a CI, "
+                                            "Welch's test over repetitions, verdict; exit 1 on a regression");
   struct Args {
-    std::string base, candidate;
-    double threshold = 0.05, alpha = 0.05;
-    bool json = false;
+    std::string base, candidate, threshold = "5%";
+    double alpha = 0.05;
+    bool json = false, ab = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("base", a->base, "Result file or folder of the baseline")->required();
   cmd->add_option("new", a->candidate, "Result file or folder to judge against it")->required();
-  cmd->add_option("--threshold", a->threshold, "Smallest change of the median that counts (0.05 = 5%)")
-      ->capture_default_str();
-  cmd->add_option("--alpha", a->alpha, "Significance level of the U test")->capture_default_str();
-  cmd->add_flag("--json", a->json, "Print the comparison as JSON (tbd.compare/1) instead of the table");
+  cmd->add_option("--threshold", a->threshold, "Smallest change that counts: 5% or 0.05")->capture_default_str();
+  cmd->add_option("--alpha", a->alpha, "Significance level of the test")->capture_default_str();
+  cmd->add_flag("--ab", a->ab,
+                "Compare one configuration with another on purpose (e.g. --threads 1 against --threads 2); "
+                "each side must hold one configuration");
+  cmd->add_flag("--json", a->json, "Print the comparison as JSON (tbd.compare/2) instead of the table");
   cmd->footer(
       "Runs are matched by workload, scale, batch size, precision, device, data kind, settings and\n"
-      "world size; runs of one configuration in a folder are pooled. Exit status: 0 no regression,\n"
-      "1 a significant slow-down beyond --threshold (or an unreadable input), 2 bad usage.");
+      "world size. The statistical unit is the repetition (--repeat) or, with two or more result\n"
+      "files of a configuration on each side, the process. Verdicts: slower, faster, no significant\n"
+      "change, or inconclusive (too few units for the noise; the note says how many are needed).\n"
+      "Exit status: 0 no regression (inconclusive included), 1 a significant slow-down beyond\n"
+      "--threshold, 2 bad usage or inputs that cannot be compared.");
   return {cmd, [a]() {
-            if (!(a->threshold >= 0 && a->threshold < 1))
-              throw UsageError("--threshold must lie in [0, 1), e.g. 0.05 for 5%; got " + std::to_string(a->threshold));
+            const double threshold = parse_threshold(a->threshold);
             if (!(a->alpha > 0 && a->alpha < 1))
               throw UsageError("--alpha must lie in (0, 1), e.g. 0.05; got " + std::to_string(a->alpha));
-            const ResultSet base = load_results(a->base), candidate = load_results(a->candidate);
-            const Comparison c = compare_results(base, candidate, {a->threshold, a->alpha}, a->base, a->candidate);
+            ResultSet base, candidate;
+            try {
+              base = load_results(a->base);
+              candidate = load_results(a->candidate);
+            } catch (const UsageError&) {
+              throw;
+            } catch (const Error& e) {  // an unreadable input is no regression: exit 2, not 1
+              throw UsageError(e.what());
+            }
+            const Comparison c =
+                compare_results(base, candidate, {threshold, a->alpha, a->ab}, a->base, a->candidate);
             for (const auto& w : c.warnings) std::cerr << "tbd: warning: " << w << "\n";
             if (a->json)
               std::cout << to_json(c).dump(2) << "\n";

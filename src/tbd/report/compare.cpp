@@ -7,52 +7,150 @@
 #include <set>
 
 #include "tbd/core/error.h"
-#include "tbd/measure/statistics.h"
 
 namespace tbd {
 namespace {
 
-struct Pooled {
-  std::string label;
+// The runs of one configuration on one side: each result file is a process.
+struct Group {
+  std::string label, unit;
   std::vector<std::string> files;
-  std::vector<double> times;
+  RepetitionTimes processes;
   std::vector<const nlohmann::json*> results;
 };
 
-std::map<std::string, Pooled> pool_by_configuration(const ResultSet& set) {
-  std::map<std::string, Pooled> pooled;
+std::map<std::string, Group> group_by_configuration(const ResultSet& set) {
+  std::map<std::string, Group> groups;
   for (const auto& run : set.runs) {
-    auto& p = pooled[configuration_key(run.result)];
-    p.label = configuration_label(run.result);
-    p.files.push_back(run.file + (run.origin.empty() ? "" : " (" + run.origin + ")"));
-    for (double t : iteration_times(run.result)) p.times.push_back(t);
-    p.results.push_back(&run.result);
+    auto& g = groups[configuration_key(run.result)];
+    g.label = configuration_label(run.result);
+    g.unit = run.result["workload"].value("sample_unit", std::string("samples"));
+    g.files.push_back(run.file + (run.origin.empty() ? "" : " (" + run.origin + ")"));
+    g.processes.push_back(repetition_seconds_per_sample(run.result));
+    g.results.push_back(&run.result);
   }
-  return pooled;
+  return groups;
 }
 
-std::string env_text(const nlohmann::json& r, const char* what) {
-  if (!r.contains("environment")) return "unknown";
-  const auto& e = r["environment"];
-  const std::string w = what;
-  if (w == "CPU") return e.contains("cpu") && e["cpu"].contains("model") ? e["cpu"]["model"].dump() : "unknown";
-  if (w == "LibTorch version")
-    return e.contains("libtorch") && e["libtorch"].contains("version") ? e["libtorch"]["version"].dump() : "unknown";
-  if (w == "intra-op threads") return r["workload"]["options"].contains("threads") ? r["workload"]["options"]["threads"].dump() : "unknown";
-  if (w == "host") return e.contains("os") && e["os"].contains("hostname") ? e["os"]["hostname"].dump() : "unknown";
+std::string env_text(const nlohmann::json& r, const std::string& what) {
+  const nlohmann::json empty = nlohmann::json::object();
+  const auto& e = r.contains("environment") && r["environment"].is_object() ? r["environment"] : empty;
+  const auto get = [](const nlohmann::json& j, const char* a, const char* b) {
+    return j.contains(a) && j[a].is_object() && j[a].contains(b) ? j[a][b].dump() : std::string("unknown");
+  };
+  if (what == "CPU") return get(e, "cpu", "model");
+  if (what == "LibTorch version") return get(e, "libtorch", "version");
+  if (what == "intra-op threads") return get(r["workload"], "options", "threads");
+  if (what == "host") return get(e, "os", "hostname");
   return "unknown";
 }
 
-// The smallest p-value the U test can give for these sample sizes (two
-// samples that do not overlap at all).
-double smallest_possible_p(size_t n1, size_t n2) {
-  std::vector<double> a, b;
-  for (size_t i = 0; i < n1; ++i) a.push_back(static_cast<double>(i));
-  for (size_t i = 0; i < n2; ++i) b.push_back(static_cast<double>(n1 + i));
-  return mann_whitney_u(a, b).p_value;
+// What differs between two configurations (--ab), option by option.
+std::vector<std::string> differences(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  if (a["workload"]["name"] != b["workload"]["name"])
+    out.push_back("workload " + a["workload"]["name"].dump() + " → " + b["workload"]["name"].dump());
+  const auto& oa = a["workload"]["options"];
+  const auto& ob = b["workload"]["options"];
+  std::set<std::string> keys;
+  for (const auto& [k, v] : oa.items()) keys.insert(k);
+  for (const auto& [k, v] : ob.items()) keys.insert(k);
+  for (const auto& k : keys) {
+    if (k == "seed" || k == "workload") continue;
+    const std::string va = oa.contains(k) ? oa[k].dump() : "unset", vb = ob.contains(k) ? ob[k].dump() : "unset";
+    if (va != vb) out.push_back(k + " " + va + " → " + vb);
+  }
+  return out;
+}
+
+void warn_about_environments(Comparison& c, const Group& b, const Group& n, std::set<std::string>& warned) {
+  for (const char* what : {"CPU", "intra-op threads", "LibTorch version", "host"}) {
+    if (c.options.ab && std::string(what) == "intra-op threads") continue;  // listed as a difference
+    const std::string vb = env_text(*b.results.front(), what), vn = env_text(*n.results.front(), what);
+    if (vb != vn && warned.insert(std::string(what) + vb + vn).second)
+      c.warnings.push_back(fmt::format("{} differs: base {} vs new {} (first seen for {}); the difference may "
+                                       "come from the machine, not the code", what, vb, vn, b.label));
+  }
+  for (const auto* side : {&b, &n})
+    for (size_t i = 0; i < side->results.size(); ++i)
+      if (side->results[i]->value("partial", false))
+        c.warnings.push_back(side->files[i] + " is a partial run (interrupted)");
+}
+
+ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
+  ComparedRun row;
+  row.label = b.label;
+  row.base_files = b.files;
+  row.new_files = n.files;
+  row.unit = b.unit;
+  row.stats = compare_hierarchical(b.processes, n.processes, o.alpha);
+  const auto& s = row.stats;
+  if (s.n_base == 0 || s.n_new == 0) {
+    row.verdict = "inconclusive";
+    row.note = "no timed repetition on one side";
+    return row;
+  }
+  if (s.n_base < 2 || s.n_new < 2) {
+    row.verdict = "inconclusive";
+    row.needed = 3;
+    row.note = fmt::format("{} and {} {}s: a verdict needs at least 2 a side (5 recommended) to know the "
+                           "run-to-run noise; rerun with --repeat 5 (the default) or give more result files",
+                           s.n_base, s.n_new, s.unit);
+    return row;
+  }
+  const bool significant = s.p_value < o.alpha;
+  if (significant && s.ratio > 1 + o.threshold) {
+    row.verdict = "slower";
+  } else if (significant && s.ratio < 1 - o.threshold) {
+    row.verdict = "faster";
+  } else if (s.low >= 1 - o.threshold && s.high <= 1 + o.threshold) {
+    // The interval excludes any change beyond the threshold.
+    row.verdict = "no significant change";
+    if (significant) row.note = fmt::format("significant, but within the ±{:.0f}% threshold", 100 * o.threshold);
+  } else {
+    // Neither a change nor its absence is shown: the noise is too large
+    // for this many units.
+    row.verdict = "inconclusive";
+    row.needed = units_needed(s.log_sd, o.threshold, o.alpha);
+    row.note = fmt::format("the {:.0f}% CI [{:.3f}, {:.3f}] reaches beyond ±{:.0f}%: with a unit-to-unit "
+                           "spread of {:.1f}% a verdict needs about {} {}s a side (--repeat {}, or more result "
+                           "files)",
+                           100 * (1 - o.alpha), s.low, s.high, 100 * o.threshold, 100 * s.log_sd, row.needed,
+                           s.unit, row.needed);
+  }
+  return row;
+}
+
+[[noreturn]] void nothing_comparable(const std::map<std::string, Group>& b, const std::map<std::string, Group>& n,
+                                     const std::string& base_path, const std::string& new_path) {
+  if (b.empty()) throw UsageError(base_path + ": no tbd results found to compare");
+  if (n.empty()) throw UsageError(new_path + ": no tbd results found to compare");
+  std::string have;
+  for (const auto& [k, g] : b) have += "\n  base: " + g.label;
+  for (const auto& [k, g] : n) have += "\n  new:  " + g.label;
+  throw UsageError("nothing comparable: no configuration (workload, scale, batch size, precision, device, "
+                   "settings, world size) of " + base_path + " appears in " + new_path +
+                   "; to compare two different configurations on purpose, add --ab:" + have);
 }
 
 }  // namespace
+
+std::vector<double> repetition_seconds_per_sample(const nlohmann::json& r) {
+  std::vector<double> out;
+  if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("repetitions") &&
+      r["throughput"]["repetitions"].is_array()) {
+    for (const auto& rep : r["throughput"]["repetitions"]) {
+      const double samples = rep.value("samples", 0.0), seconds = rep.value("seconds", 0.0);
+      if (samples > 0 && seconds > 0) out.push_back(seconds / samples);
+    }
+    return out;
+  }
+  if (r.contains("throughput") && r["throughput"].is_object()) {
+    const double samples = r["throughput"].value("samples", 0.0), seconds = r["throughput"].value("seconds", 0.0);
+    if (samples > 0 && seconds > 0) out.push_back(seconds / samples);
+  }
+  return out;
+}
 
 bool Comparison::regression() const {
   for (const auto& r : runs)
@@ -64,112 +162,95 @@ Comparison compare_results(const ResultSet& base, const ResultSet& candidate, co
                            const std::string& base_path, const std::string& new_path) {
   Comparison c;
   c.options = options;
-  const auto b = pool_by_configuration(base), n = pool_by_configuration(candidate);
+  const auto b = group_by_configuration(base), n = group_by_configuration(candidate);
   std::set<std::string> warned;
-  for (const auto& [key, pb] : b) {
+  if (options.ab) {
+    if (b.empty() || n.empty()) nothing_comparable(b, n, base_path, new_path);
+    for (const auto& [side, groups, path] : {std::tuple{"base", &b, base_path}, std::tuple{"new", &n, new_path}})
+      if (groups->size() != 1) {
+        std::string have;
+        for (const auto& [k, g] : *groups) have += "\n  " + g.label;
+        throw UsageError(std::string("--ab compares one configuration with another, but the ") + side + " side (" +
+                         path + ") holds " + std::to_string(groups->size()) + ":" + have +
+                         "\ngive a file or a folder of one configuration on each side");
+      }
+    const Group& gb = b.begin()->second;
+    const Group& gn = n.begin()->second;
+    ComparedRun row = judge(gb, gn, options);
+    row.label = gb.label + "  vs  " + gn.label;
+    row.key = b.begin()->first + " | " + n.begin()->first;
+    row.differences = differences(*gb.results.front(), *gn.results.front());
+    warn_about_environments(c, gb, gn, warned);
+    c.runs.push_back(row);
+    return c;
+  }
+  for (const auto& [key, gb] : b) {
     const auto it = n.find(key);
     if (it == n.end()) {
-      c.only_in_base.push_back(pb.label);
+      c.only_in_base.push_back(gb.label);
       continue;
     }
-    const Pooled& pn = it->second;
-    ComparedRun row;
-    row.label = pb.label;
+    ComparedRun row = judge(gb, it->second, options);
     row.key = key;
-    row.base_files = pb.files;
-    row.new_files = pn.files;
-    row.n_base = pb.times.size();
-    row.n_new = pn.times.size();
-    if (pb.times.empty() || pn.times.empty()) {
-      row.verdict = "no significant change";
-      row.note = "no measured iterations on one side";
-      c.runs.push_back(row);
-      continue;
-    }
-    row.median_base_s = percentile(pb.times, 0.5);
-    row.median_new_s = percentile(pn.times, 0.5);
-    row.ratio = ratio_of_medians(pb.times, pn.times, options.alpha);
-    row.test = mann_whitney_u(pb.times, pn.times);
-    const bool significant = row.test.p_value < options.alpha;
-    if (significant && row.ratio.ratio > 1 + options.threshold)
-      row.verdict = "slower";
-    else if (significant && row.ratio.ratio < 1 - options.threshold)
-      row.verdict = "faster";
-    else
-      row.verdict = "no significant change";
-    if (!significant && smallest_possible_p(row.n_base, row.n_new) >= options.alpha)
-      row.note = fmt::format("too few iterations ({} and {}) for the test to reach p < {}; run more (--iters)",
-                             row.n_base, row.n_new, options.alpha);
-    else if (significant && row.verdict == "no significant change")
-      row.note = fmt::format("significant, but within the ±{:.0f}% threshold", 100 * options.threshold);
-    for (const char* what : {"CPU", "intra-op threads", "LibTorch version", "host"}) {
-      const std::string vb = env_text(*pb.results.front(), what), vn = env_text(*pn.results.front(), what);
-      if (vb != vn && warned.insert(std::string(what) + vb + vn).second)
-        c.warnings.push_back(fmt::format("{} differs: base {} vs new {} (first seen for {}); the difference may "
-                                         "come from the machine, not the code", what, vb, vn, pb.label));
-    }
-    for (const auto* side : {&pb, &pn})
-      for (size_t i = 0; i < side->results.size(); ++i)
-        if (side->results[i]->value("partial", false))
-          c.warnings.push_back(side->files[i] + " is a partial run (interrupted)");
+    warn_about_environments(c, gb, it->second, warned);
     c.runs.push_back(row);
   }
-  for (const auto& [key, pn] : n)
-    if (!b.count(key)) c.only_in_new.push_back(pn.label);
-  if (c.runs.empty()) {
-    std::string have_b, have_n;
-    for (const auto& [k, p] : b) have_b += "\n  base: " + p.label;
-    for (const auto& [k, p] : n) have_n += "\n  new:  " + p.label;
-    if (b.empty()) throw Error(base_path + ": no tbd results found to compare");
-    if (n.empty()) throw Error(new_path + ": no tbd results found to compare");
-    throw Error("nothing comparable: no configuration (workload, scale, batch size, precision, device, settings, "
-                "world size) of " + base_path + " appears in " + new_path + ":" + have_b + have_n);
-  }
+  for (const auto& [key, gn] : n)
+    if (!b.count(key)) c.only_in_new.push_back(gn.label);
+  if (c.runs.empty()) nothing_comparable(b, n, base_path, new_path);
   return c;
 }
 
 void print_comparison(std::ostream& out, const Comparison& c) {
-  out << fmt::format("{:<34} {:>11} {:>11} {:>7} {:>17} {:>9} {:>7}  {}\n", "configuration", "base med", "new med",
-                     "ratio", fmt::format("{:.0f}% CI", 100 * (1 - c.options.alpha)), "p (U)", "P(n>b)", "verdict");
+  out << fmt::format("{:<34} {:>12} {:>12} {:>7} {:>17} {:>8} {:>9}  {}\n", "configuration", "base /s", "new /s",
+                     "ratio", fmt::format("{:.0f}% CI", 100 * (1 - c.options.alpha)), "p", "units", "verdict");
   for (const auto& r : c.runs) {
-    const std::string ci = r.ratio.has_interval ? fmt::format("[{:.3f}, {:.3f}]", r.ratio.low, r.ratio.high) : "n/a";
-    out << fmt::format("{:<34} {:>9.4g}ms {:>9.4g}ms {:>7.3f} {:>17} {:>9.3g} {:>7.2f}  {}\n", r.label,
-                       1e3 * r.median_base_s, 1e3 * r.median_new_s, r.ratio.ratio, ci, r.test.p_value,
-                       r.test.probability_candidate_greater, r.verdict);
+    const auto& s = r.stats;
+    const std::string ci = s.has_interval ? fmt::format("[{:.3f}, {:.3f}]", s.low, s.high) : "n/a";
+    const auto rate = [](double spp) { return spp > 0 ? fmt::format("{:.5g}", 1 / spp) : std::string("n/a"); };
+    out << fmt::format("{:<34} {:>12} {:>12} {:>7.3f} {:>17} {:>8.3g} {:>9}  {}\n", r.label,
+                       rate(s.base_seconds_per_sample), rate(s.new_seconds_per_sample), s.ratio, ci, s.p_value,
+                       fmt::format("{}+{} {}", s.n_base, s.n_new, s.unit == "process" ? "proc" : "rep"), r.verdict);
+    for (const auto& d : r.differences) out << "    A/B: " << d << "\n";
     if (!r.note.empty()) out << "    note: " << r.note << "\n";
   }
-  out << fmt::format("ratio = median iteration time new / base (> 1: slower); verdict at threshold ±{:.0f}% and "
-                     "alpha {} (two-sided Mann–Whitney U, normal approximation with tie and continuity "
-                     "correction); P(n>b): probability that a new iteration is slower than a base one\n",
-                     100 * c.options.threshold, c.options.alpha);
+  out << fmt::format("base/new: throughput ({} per second, geometric mean of the units); ratio = time per sample "
+                     "new / base (> 1: slower); units: repetitions (rep) or, with two or more result files a side, "
+                     "processes (proc); Welch's t test on log time per sample at alpha {}; verdict at ±{:.0f}%\n",
+                     c.runs.empty() ? "samples" : c.runs.front().unit, c.options.alpha, 100 * c.options.threshold);
   for (const auto& l : c.only_in_base) out << "only in base (not compared): " << l << "\n";
   for (const auto& l : c.only_in_new) out << "only in new (not compared): " << l << "\n";
 }
 
 nlohmann::json to_json(const Comparison& c) {
   nlohmann::json runs = nlohmann::json::array();
-  for (const auto& r : c.runs)
+  for (const auto& r : c.runs) {
+    const auto& s = r.stats;
     runs.push_back({{"configuration", r.label},
                     {"key", r.key},
                     {"base_files", r.base_files},
                     {"new_files", r.new_files},
-                    {"n_base", r.n_base},
-                    {"n_new", r.n_new},
-                    {"median_base_s", r.median_base_s},
-                    {"median_new_s", r.median_new_s},
-                    {"ratio", r.ratio.ratio},
-                    {"ratio_ci", r.ratio.has_interval ? nlohmann::json{r.ratio.low, r.ratio.high} : nlohmann::json(nullptr)},
-                    {"u_base", r.test.u_base},
-                    {"u_new", r.test.u_candidate},
-                    {"z", r.test.z},
-                    {"p_value", r.test.p_value},
-                    {"probability_new_slower", r.test.probability_candidate_greater},
-                    {"rank_biserial", r.test.rank_biserial},
+                    {"differences", r.differences},
+                    {"unit", s.unit},
+                    {"n_base", s.n_base},
+                    {"n_new", s.n_new},
+                    {"base_seconds_per_sample", s.base_seconds_per_sample},
+                    {"new_seconds_per_sample", s.new_seconds_per_sample},
+                    {"ratio", s.ratio},
+                    {"ratio_ci", s.has_interval ? nlohmann::json{s.low, s.high} : nlohmann::json(nullptr)},
+                    {"p_value", s.p_value},
+                    {"df", s.df},
+                    {"log_sd", s.log_sd},
                     {"verdict", r.verdict},
+                    {"units_needed", r.needed > 0 ? nlohmann::json(r.needed) : nlohmann::json(nullptr)},
                     {"note", r.note}});
-  return {{"schema", "tbd.compare/1"},
+  }
+  return {{"schema", "tbd.compare/2"},
           {"threshold", c.options.threshold},
           {"alpha", c.options.alpha},
+          {"ab", c.options.ab},
+          {"method", "Welch's t test on the log time per sample of repetitions (processes when both sides have "
+                     "two or more result files); ratio of geometric means with its t interval"},
           {"runs", runs},
           {"only_in_base", c.only_in_base},
           {"only_in_new", c.only_in_new},

@@ -1,8 +1,11 @@
-// The statistics of `tbd compare`: a rank test on two samples of iteration
-// times and a confidence interval of the ratio of their medians.
-// Definitions and references in docs/metrics.md.
+// The statistics of `tbd compare`: runs are compared at the level of
+// repetitions (or processes), never single iterations, which are
+// autocorrelated within a run and carry none of the run-to-run variance.
+// Method and references in docs/metrics.md#compare.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tbd {
@@ -11,34 +14,48 @@ namespace tbd {
 double normal_cdf(double z);
 double normal_quantile(double p);  // p in (0, 1)
 
-// Two-sided Mann–Whitney U test of `base` against `candidate` by the normal
-// approximation with the tie correction of the variance and a continuity
-// correction of 0.5 (scipy.stats.mannwhitneyu(method="asymptotic")).
-struct MannWhitney {
-  double u_base = 0;       // U of the base sample: pairs (b, c) with b > c, ties counted ½
-  double u_candidate = 0;  // pairs with c > b, ties ½; u_base + u_candidate = n1·n2
-  double z = 0;            // |U − n1·n2/2| − ½ over its standard deviation (≥ 0)
-  double p_value = 1;      // two-sided; 1 when every value ties
-  // Effect size: the probability that a candidate value exceeds a base
-  // value (ties count ½), and the rank-biserial correlation 2·P − 1.
-  double probability_candidate_greater = 0.5;
-  double rank_biserial = 0;
-};
-MannWhitney mann_whitney_u(const std::vector<double>& base, const std::vector<double>& candidate);
+// Student's t distribution with `df` > 0 (not necessarily integer) degrees of
+// freedom, through the regularised incomplete beta function.
+double student_t_cdf(double t, double df);
+double student_t_quantile(double p, double df);  // p in (0, 1)
 
-// Ratio median(candidate) / median(base) with a (1 − alpha) confidence
-// interval by Price and Bonett's method: the log of each median gets the
-// McKean–Schrader standard error from a pair of order statistics, the
-// interval is exp(ln ratio ± z·sqrt(se₁² + se₂²)). Needs values > 0 and at
-// least 2 per sample; otherwise `has_interval` is false and low = high = ratio.
-struct RatioOfMedians {
-  double ratio = 0, low = 0, high = 0;
+// Welch's two-sample t test (unequal variances, Welch–Satterthwaite degrees
+// of freedom) of mean(candidate) − mean(base); scipy.stats.ttest_ind(...,
+// equal_var=False) gives the same t, df and two-sided p.
+struct WelchTest {
+  double difference = 0;  // mean(candidate) − mean(base)
+  double standard_error = 0;
+  double df = 0;
+  double t = 0;
+  double p_value = 1;     // two-sided; 1 when both samples are constant and equal
+  bool valid = false;     // at least 2 values on each side
+};
+WelchTest welch_t_test(const std::vector<double>& base, const std::vector<double>& candidate);
+
+// One side of a comparison: per process (result file), the time per sample
+// of each of its repetitions (seconds per sample, > 0).
+using RepetitionTimes = std::vector<std::vector<double>>;
+
+// The hierarchical comparison (Kalibera and Jones 2013): the unit is the
+// process when both sides have at least two, else the repetition. A unit's
+// figure is the log of its time per sample; Welch's test on those logs gives
+// the p-value, and exp of the difference and of its t interval the ratio of
+// (geometric mean) time per sample new / base with its confidence interval.
+struct HierarchicalComparison {
+  std::string unit;              // "process" or "repetition"
+  size_t n_base = 0, n_new = 0;  // units
+  double ratio = 0, low = 0, high = 0;  // time per sample new / base: > 1 is slower
   bool has_interval = false;
+  double p_value = 1, df = 0;
+  double log_sd = 0;                    // pooled sd of the log unit figures (≈ the units' CV)
+  double base_seconds_per_sample = 0, new_seconds_per_sample = 0;  // geometric means
 };
-RatioOfMedians ratio_of_medians(const std::vector<double>& base, const std::vector<double>& candidate,
-                                double alpha = 0.05);
+HierarchicalComparison compare_hierarchical(const RepetitionTimes& base, const RepetitionTimes& candidate,
+                                            double alpha);
 
-// The standard error of ln(median) used above (exposed for tests).
-double log_median_standard_error(std::vector<double> values);
+// Units per side for a two-sided test at `alpha` to detect a change of
+// `threshold` (0.05 = 5%) with 80% power, given the log-scale sd of the
+// units (normal approximation, plus one for the t distribution; at least 3).
+int64_t units_needed(double log_sd, double threshold, double alpha);
 
 }  // namespace tbd
