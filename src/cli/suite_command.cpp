@@ -24,81 +24,16 @@
 #include "tbd/core/registry.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
+#include "tbd/measure/probe.h"
 #include "tbd/report/mllog.h"
 #include "tbd/report/progress.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/result_set.h"
+#include "tbd/study/suite_presets.h"
 
 namespace tbd::cli {
 namespace fs = std::filesystem;
 namespace {
-
-const char* kProbes = "time,data,cpu,flops,memory,ops";
-
-// The quick preset: every registered workload (read from the registry, so new
-// ones join automatically) at a small scale with few iterations. The
-// per-workload lines keep the whole preset within 10 minutes on 2 CPU cores
-// (measured: docs/analysis.md); a workload without a line gets the default.
-std::vector<std::string> quick_options(const std::string& workload) {
-  static const std::map<std::string, std::vector<std::string>> table = {
-      {"resnet50", {"--scale", "small", "--batch-size", "8"}},
-      {"seq2seq", {"--scale", "small", "--batch-size", "16"}},
-      {"transformer", {"--scale", "small", "--batch-size", "16"}},
-      {"gpt", {"--scale", "small", "--batch-size", "4"}},
-      {"deepspeech2", {"--scale", "small", "--batch-size", "4"}},
-      {"ncf", {"--scale", "small"}},
-      {"dlrm", {"--scale", "small"}},
-  };
-  std::vector<std::string> args = {"--scale", "tiny"};
-  if (auto it = table.find(workload); it != table.end()) args = it->second;
-  args.insert(args.end(), {"--warmup", "2", "--iters", "8", "--probes", kProbes});
-  return args;
-}
-
-// The gpu preset (scripts/gpu-check): full scale at batch sizes that keep a
-// large GPU (an 80-141 GB H100 or H200) busy, few iterations, the GPU probes.
-// A workload without a line keeps its default batch size.
-std::vector<std::string> gpu_options(const std::string& workload) {
-  static const std::map<std::string, std::string> batch = {
-      {"resnet50", "256"},   {"inception3", "128"}, {"seq2seq", "256"}, {"transformer", "16384"},
-      {"faster_rcnn", "8"},  {"deepspeech2", "32"}, {"wgan", "128"},    {"ncf", "65536"},
-      {"dlrm", "8192"},      {"gpt", "16"},
-  };
-  std::vector<std::string> args = {"--scale", "full", "--warmup", "3", "--iters", "10", "--probes",
-                                   "time,data,cpu,flops,memory,gpu"};
-  if (auto it = batch.find(workload); it != batch.end()) args.insert(args.end(), {"--batch-size", it->second});
-  return args;
-}
-
-// The paper preset: TBD's configurations, the workload's default batch size, full scale.
-std::vector<std::string> paper_options(const std::string&) {
-  return {"--scale", "full", "--warmup", "5", "--iters", "20", "--probes", kProbes};
-}
-
-// A flag's name ("--iters" of "--iters 5" or "--iters=5"); "" when not a flag.
-std::string flag_name(const std::string& token) {
-  if (token.rfind("--", 0) != 0) return "";
-  return token.substr(0, token.find('='));
-}
-
-// The preset's options with `overrides` laid over them: a flag given in
-// `overrides` replaces the preset's (run options may be given only once);
-// --set accumulates.
-std::vector<std::string> merge_options(const std::vector<std::string>& preset, const std::vector<std::string>& overrides) {
-  std::set<std::string> replaced;
-  for (const auto& t : overrides)
-    if (!flag_name(t).empty() && flag_name(t) != "--set") replaced.insert(flag_name(t));
-  std::vector<std::string> merged;
-  bool dropping = false;
-  for (const auto& t : preset) {
-    if (!flag_name(t).empty()) dropping = replaced.count(flag_name(t)) > 0;
-    if (!dropping) merged.push_back(t);
-  }
-  merged.insert(merged.end(), overrides.begin(), overrides.end());
-  return merged;
-}
-
-
 
 nlohmann::json read_index(const std::string& path) {
   std::error_code ec;
@@ -194,11 +129,7 @@ Command add_suite_command(CLI::App& app) {
             bool interrupted = false;
             for (const auto& w : workloads) {
               const std::vector<std::string> options =
-                  merge_options(merge_options(a->preset == "quick" ? quick_options(w)
-                                              : a->preset == "gpu" ? gpu_options(w)
-                                                                   : paper_options(w),
-                                              extras),
-                                own_options[w]);
+                  merge_options(merge_options(suite_preset_options(a->preset, w), extras), own_options[w]);
               const std::string file = (fs::path(dir) / (w + ".json")).string();
               const std::string log = (fs::path(dir) / "logs" / (w + ".log")).string();
               nlohmann::json entry = {{"workload", w}, {"options", options}, {"file", w + ".json"},

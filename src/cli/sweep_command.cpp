@@ -16,11 +16,13 @@
 #include <sstream>
 
 #include "cli/child_run.h"
+#include "cli/comma_list.h"
 #include "cli/commands.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
+#include "tbd/measure/probe.h"
 #include "tbd/report/mllog.h"
 #include "tbd/report/progress.h"
 #include "tbd/report/result_file.h"
@@ -133,7 +135,7 @@ Command add_sweep_command(CLI::App& app) {
                   if (extras[i + 1] != "all" && extras[i + 1].find("memory") == std::string::npos)
                     extras[i + 1] += ",memory";
                 }
-              if (!has_probes) extras.insert(extras.end(), {"--probes", "time,data,cpu,flops,memory"});
+              if (!has_probes) extras.insert(extras.end(), {"--probes", join_commas(default_probes())});
             }
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
