@@ -22,6 +22,7 @@ nlohmann::json describe(const Workload& w) {
           {"model", i.model},
           {"dataset", i.dataset},
           {"sample_unit", i.sample_unit},
+          {"batch_unit", batch_unit_of(i)},
           {"default_batch", i.default_batch},
           {"parameters", w.full_scale_parameters(Settings(i.settings, {}, i.name))},
           {"settings", settings}};
@@ -53,11 +54,11 @@ Command add_list_command(CLI::App& app) {
     if (!args->workload.empty()) {
       const auto& w = all[0];
       std::cout << fmt::format("{} ({})\n  model       {}\n  dataset     {}\n  unit        {}\n"
-                               "  batch       {} (default)\n  parameters  {} (full scale)\n  settings (--set key=value):\n",
+                               "  batch       {} {} (default)\n  parameters  {} (full scale)\n  settings (--set key=value):\n",
                                w["name"].get<std::string>(), w["domain"].get<std::string>(),
                                w["model"].get<std::string>(), w["dataset"].get<std::string>(),
                                w["sample_unit"].get<std::string>(), w["default_batch"].get<long long>(),
-                               with_thousands(w["parameters"].get<long long>()));
+                               w["batch_unit"].get<std::string>(), with_thousands(w["parameters"].get<long long>()));
       for (const auto& s : w["settings"])
         std::cout << fmt::format("    {:<14} default {:<8} {}\n", s["key"].get<std::string>(),
                                  s["default"].get<std::string>(), s["description"].get<std::string>());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,20 @@ struct WorkloadInfo {  // shown by `tbd list`, stored in every result
   std::string domain;       // "image classification"
   std::string model;        // "ResNet-50 v1.5 (He et al. 2016)"
   std::string dataset;      // "ImageNet-1k (synthetic, or an image folder)"
-  std::string sample_unit;  // "images", "tokens", ...
+  std::string sample_unit;  // what throughput counts: "images", "tokens", ...
   int64_t default_batch = 1;
   std::vector<SettingSpec> settings;  // what `--set` accepts
   // Why data-parallel runs (--nproc N, WORLD_SIZE > 1) make no sense for this
   // workload; empty: supported. A non-empty text is the refusal's explanation.
   std::string data_parallel_refusal{};
+  // What --batch-size counts, when not sample_unit: gpt's batch is
+  // "sequences" of 1,024 tokens, seq2seq's "sentence pairs" (batch_unit_of()).
+  std::string batch_unit{};
 };
+
+inline const std::string& batch_unit_of(const WorkloadInfo& info) {
+  return info.batch_unit.empty() ? info.sample_unit : info.batch_unit;
+}
 
 struct Batch {  // tensors already on the device
   std::vector<torch::Tensor> inputs, targets;
@@ -51,6 +59,13 @@ class Workload {
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;
+  // The model these settings build, for titles and results (resnet50 with
+  // depth=101 is "ResNet-101 v1.5 ..."); info().model by default.
+  virtual std::string model_title(const Settings& settings) const { return info().model; }
+  // Settings whose value setup() resolved from the scale rather than took as
+  // declared (a3c's t_max when unset: 5 at small and tiny), so the result
+  // records what ran.
+  virtual std::map<std::string, std::string> resolved_settings() const { return {}; }
   // Resolved configuration worth recording (input size, classes, ...).
   virtual nlohmann::json configuration() const { return nlohmann::json::object(); }
   // Metrics only the workload can take (A3C: time inside its environments).

@@ -274,18 +274,24 @@ nlohmann::json datasheet_peak(c10::Device device, const std::string& dtype, int 
     }
     const double per_cycle = cpu_flops_per_cycle(cpuinfo("vendor_id"), family, cpuinfo("flags"), dtype, why);
     if (per_cycle <= 0) return not_available(why);
+    // The maximum boost clock where cpufreq tells it; otherwise the clock
+    // /proc/cpuinfo reports (often the base clock in a VM), a lower bound on
+    // what the cores may run at, so utilisation against it can pass 100%.
     double ghz = 0;
-    std::string clock_source;
+    std::string clock_source, clock_basis;
     if (std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); f >> ghz) {
       ghz /= 1e6;  // kHz
-      clock_source = "maximum clock from cpufreq";
+      clock_source = "maximum boost clock from cpufreq";
+      clock_basis = "maximum";
     } else if (const std::string mhz = cpuinfo("cpu MHz"); !mhz.empty()) {
       ghz = std::stod(mhz) / 1e3;
-      clock_source = "clock from /proc/cpuinfo (cpufreq unreadable)";
+      clock_source = "clock from /proc/cpuinfo, not the maximum boost clock (cpufreq unreadable)";
+      clock_basis = "reported";
     }
     if (ghz <= 0) return not_available("the CPU clock is not readable");
     return {{"flops_per_s", threads * ghz * 1e9 * per_cycle},
             {"dtype", dtype},
+            {"clock_basis", clock_basis},
             {"provenance", fmt::format("{} cores × {:.3f} GHz × {:g} FLOPs/cycle", threads, ghz, per_cycle)},
             {"assumptions", "cores = intra-op threads; " + clock_source + "; " + why}};
   }

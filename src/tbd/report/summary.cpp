@@ -23,7 +23,7 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
   out << fmt::format("{} — {}\n", w.at("name").get<std::string>(), w.at("model").get<std::string>());
   out << fmt::format("  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config",
                      o.at("scale").get<std::string>(), o.at("batch_size").get<long long>(),
-                     w.at("sample_unit").get<std::string>(), o.at("precision").get<std::string>(),
+                     w.value("batch_unit", w.at("sample_unit").get<std::string>()), o.at("precision").get<std::string>(),
                      o.at("device").get<std::string>(), o.at("threads").get<int>(),
                      o.at("threads").get<int>() == 1 ? "" : "s",
                      o.at("data").get<std::string>());
@@ -33,6 +33,14 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
       given += (given.empty() ? "" : ", ") + key + "=" + value.get<std::string>();
     out << fmt::format("  {:<12}{}\n", "settings", given);
   }
+  // The measurement plan: what the statistics stand on.
+  const long long instrumented = r.contains("instrumented") ? r["instrumented"].value("iterations", 0LL) : 0LL;
+  const int repeat = o.value("repeat", 1), iters = o.value("iters", 0);
+  const double min_time = o.value("min_time_s", 0.0);
+  out << fmt::format("  {:<12}{} repetition{} of {} timed iteration{}{}; analysis in {} instrumented iteration{}\n",
+                     "plan", repeat, repeat == 1 ? "" : "s", iters, iters == 1 ? "" : "s",
+                     min_time > 0 ? fmt::format(" (at least {:g} s)", min_time) : "", instrumented,
+                     instrumented == 1 ? "" : "s");
   out << fmt::format("  {:<12}{} ({} trainable)\n", "parameters",
                      with_thousands(r.at("model").at("parameters").get<long long>()),
                      with_thousands(r.at("model").at("trainable_parameters").get<long long>()));
@@ -43,13 +51,13 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
   for (const auto& [label, text] : probe_lines) out << fmt::format("  {:<12}{}\n", label, text);
   if (r.contains("distributed") && r["distributed"].is_object()) {
     const auto& d = r["distributed"];
-    out << fmt::format("  {:<12}{} ranks ({}), global batch {}, {:.4g} {}/s across all ranks (this table: rank 0)\n",
+    out << fmt::format("  {:<12}{} ranks ({}), global batch {}; figures other than the first throughput "
+                       "line are rank 0's\n",
                        "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
-                       d["global_batch_size"].get<long long>(), d["global_samples_per_s"].get<double>(),
-                       w.at("sample_unit").get<std::string>());
+                       d["global_batch_size"].get<long long>());
   }
   if (r.value("partial", false))
-    out << "  PARTIAL: interrupted before the measured window completed\n";
+    out << "  PARTIAL: interrupted before the timed windows completed\n";
 }
 
 }  // namespace tbd

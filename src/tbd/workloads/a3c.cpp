@@ -53,6 +53,7 @@ class A3C final : public Workload {
           "shared model asynchronously (hogwild) inside one process; averaging gradients across processes would "
           "make it synchronous, a different algorithm (A2C). Run it without --nproc, torchrun or Slurm tasks, "
           "and give more workers with --batch-size";
+      i.batch_unit = "worker threads";
       return i;
     }();
     return info;
@@ -108,6 +109,12 @@ class A3C final : public Workload {
     s.add(*trainer_->shared_model());
     s.optimizer_state = trainer_->optimizer().square_averages();
     return s;
+  }
+
+  // t_max and worker_threads depend on the scale and --threads when unset.
+  std::map<std::string, std::string> resolved_settings() const override {
+    const auto& c = trainer_->config();
+    return {{"t_max", std::to_string(c.a3c.t_max)}, {"worker_threads", std::to_string(c.intra_op_threads)}};
   }
 
   nlohmann::json configuration() const override {

@@ -73,6 +73,11 @@ class FasterRcnnWorkload final : public Workload {
     return info;
   }
 
+  std::string model_title(const Settings& settings) const override {
+    return "Faster R-CNN, " + std::string(settings.text("backbone") == "resnet50" ? "ResNet-50" : "ResNet-101") +
+           "-FPN backbone with frozen batch norm (Ren et al. 2015; torchvision recipe)";
+  }
+
   int64_t full_scale_parameters(const Settings& settings) const override {
     return count_parameters(*nn::FasterRcnn(published(settings)));
   }

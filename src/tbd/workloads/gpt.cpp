@@ -53,7 +53,9 @@ class GptWorkload final : public Workload {
          real_setting("weight_decay", 0.1, 0.0, 1.0, "AdamW weight decay on matrices and embeddings"),
          real_setting("beta2", 0.95, 0.0, 0.999999, "AdamW second-moment decay"),
          real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
-         real_setting("max_gradient_norm", 1.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)")}};
+         real_setting("max_gradient_norm", 1.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)")},
+        /*data_parallel_refusal=*/"",
+        /*batch_unit=*/"sequences"};
     return info;
   }
 

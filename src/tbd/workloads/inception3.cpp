@@ -63,6 +63,12 @@ class Inception3 final : public Workload {
     return info;
   }
 
+  std::string model_title(const Settings& settings) const override {
+    return settings.boolean("aux") ? info().model
+                                   : "Inception-v3 without its auxiliary classifier (Szegedy et al. 2016; "
+                                     "torchvision inception_v3, aux_logits=False), RMSprop";
+  }
+
   int64_t full_scale_parameters(const Settings& settings) const override {
     nn::Inception3Config config;
     config.aux = settings.boolean("aux");

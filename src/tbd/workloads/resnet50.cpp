@@ -1,6 +1,7 @@
 // resnet50: ImageNet classification with ResNet-50 v1.5 (or another depth of
 // the family), cross-entropy, SGD with momentum and weight decay.
 #include <torch/nn/functional/loss.h>
+#include <fmt/format.h>
 #include <torch/optim/sgd.h>
 
 #include <optional>
@@ -47,6 +48,11 @@ class ResNet50 final : public Workload {
          real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
          real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")}};
     return info;
+  }
+
+  std::string model_title(const Settings& settings) const override {
+    return fmt::format("ResNet-{} v1.5 (He et al. 2016; stride in the 3x3 conv), SGD momentum",
+                       settings.integer("depth"));
   }
 
   int64_t full_scale_parameters(const Settings& settings) const override {

@@ -47,7 +47,9 @@ class Seq2SeqWorkload final : public Workload {
          real_setting("dropout", 0.2, 0.0, 0.99, "dropout on the input of every LSTM layer"),
          integer_setting("max_length", 50, 1, 1000, "sentences are cut to this many tokens"),
          bool_setting("reverse", false,
-                      "--data: translate the alphabetically second language into the first")}};
+                      "--data: translate the alphabetically second language into the first")},
+        /*data_parallel_refusal=*/"",
+        /*batch_unit=*/"sentence pairs"};
     return info;
   }
 

@@ -56,7 +56,9 @@ class TransformerWorkload final : public Workload {
          real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
          integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
          bool_setting("reverse", false,
-                      "--data: translate the alphabetically second language into the first")}};
+                      "--data: translate the alphabetically second language into the first")},
+        /*data_parallel_refusal=*/"",
+        /*batch_unit=*/"tokens"};
     return info;
   }
 
