@@ -1,89 +1,122 @@
-// How much does tbd's harness add to a training iteration? Alternates, in one
-// process, `tbd run resnet50 --scale small` (through the real runner, with its
-// default probes) and a bare LibTorch loop of the same model, batch, threads
-// and optimizer, and reports the median ratio of their median iteration times.
+// What does tbd's harness add to the step it times? For each workload,
+// alternates in one process a default `tbd run` (the real runner: default
+// plan of repetitions, default probes, whose analysis probes run after the
+// timed windows) and a bare LibTorch loop of the same step: the workload's
+// own next_batch() and step() with no probe, no Phases listener and a plain
+// steady clock, the loss read back as tbd does. Prints each round's median
+// iteration times and the median ratio tbd / bare (budget: 1.01).
 //
-//   bench_harness_overhead [rounds=6] [iters=5] [batch=8] [threads=0]
+//   bench_harness_overhead [rounds=5] [workloads=resnet50,dlrm,ncf,gpt,seq2seq] [threads=0]
 #include <ATen/Parallel.h>
-#include <torch/nn/functional/loss.h>
-#include <torch/optim/sgd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
+#include <string>
 #include <vector>
 
+#include "tbd/core/phases.h"
+#include "tbd/core/registry.h"
+#include "tbd/core/rng.h"
+#include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/statistics.h"
-#include "tbd/nn/resnet.h"
 
 namespace {
 
-double tbd_median(int iters, int64_t batch) {
-  tbd::RunOptions o;
-  o.workload = "resnet50";
+struct Plan {
+  std::string workload;
+  int64_t batch = 0;  // 0: the workload's default
+};
+
+// Small scale, batch sizes that keep one step in the 10–300 ms range here.
+tbd::RunOptions options_for(const Plan& p) {
+  tbd::RunOptions o;  // the default plan: warm-up, repetitions, iterations
+  o.workload = p.workload;
   o.scale = tbd::Scale::small;
-  o.batch_size = batch;
-  o.iters = iters;
-  o.warmup = 1;
+  o.batch_size = p.batch;
   o.quiet = true;
-  const auto result = tbd::run_benchmark(o, {"data", "cpu"}).result;
+  return o;
+}
+
+double tbd_median(const Plan& p) {
+  const auto result = tbd::run_benchmark(options_for(p), tbd::default_probes()).result;
   return result["summary"]["median_s"].get<double>();
 }
 
-// The same work as resnet50 at scale small: ResNet-50, 112×112 inputs, 1000
-// classes, SGD momentum 0.9, weight decay 1e-4, lr 0.1·B/256, zero_grad to None.
-double bare_median(int iters, int64_t batch) {
-  tbd::nn::ResNet model{tbd::nn::ResNetConfig{}};
-  model->train();
-  torch::optim::SGD opt(model->parameters(),
-                        torch::optim::SGDOptions(0.1 * batch / 256.0).momentum(0.9).weight_decay(1e-4));
-  const auto x = torch::randn({batch, 3, 112, 112});
-  const auto y = torch::randint(1000, {batch}, torch::kInt64);
+// The same step with nothing around it: as many warm-up and timed
+// iterations as the default run has.
+double bare_median(const Plan& p) {
+  const tbd::RunOptions o = options_for(p);
+  auto w = tbd::create_workload(o.workload);
+  tbd::RunOptions resolved = o;
+  if (resolved.batch_size == 0) resolved.batch_size = w->info().default_batch;
+  resolved.threads = at::get_num_threads();
+  const tbd::Settings settings(w->info().settings, {}, w->info().name);
+  tbd::seed_everything(o.seed);
+  w->setup(resolved, settings, c10::Device(c10::kCPU));
+  tbd::Phases phases(c10::Device(c10::kCPU), c10::ScalarType::Float);
   std::vector<double> times;
-  for (int i = 0; i < iters + 1; ++i) {
+  const int total = o.warmup + o.repeat * o.iters;
+  for (int i = 0; i < total; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
-    loss.backward();
-    opt.step();
-    opt.zero_grad(true);
-    (void)loss.item<double>();
+    auto batch = w->next_batch();
+    auto out = w->step(batch, phases);
+    (void)out.loss.item<double>();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (i > 0) times.push_back(s);  // the first is warm-up, as in the tbd run
+    if (i >= o.warmup) times.push_back(s);
   }
   return tbd::percentile(times, 0.5);
+}
+
+std::vector<Plan> parse_plans(const std::string& list) {
+  std::vector<Plan> plans;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    Plan p{name, 0};
+    if (name == "resnet50") p.batch = 8;
+    if (name == "gpt") p.batch = 2;
+    if (name == "seq2seq") p.batch = 32;
+    plans.push_back(p);
+  }
+  return plans;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 6;
-  const int iters = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int64_t batch = argc > 3 ? std::atoll(argv[3]) : 8;
-  if (argc > 4 && std::atoi(argv[4]) > 0) at::set_num_threads(std::atoi(argv[4]));
-  if (rounds < 1 || iters < 1 || batch < 1) {
-    std::fprintf(stderr, "usage: bench_harness_overhead [rounds>=1] [iters>=1] [batch>=1] [threads]\n");
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  const auto plans = parse_plans(argc > 2 ? argv[2] : "resnet50,dlrm,ncf,gpt,seq2seq");
+  if (argc > 3 && std::atoi(argv[3]) > 0) at::set_num_threads(std::atoi(argv[3]));
+  if (rounds < 1 || plans.empty()) {
+    std::fprintf(stderr, "usage: bench_harness_overhead [rounds>=1] [workloads] [threads]\n");
     return 2;
   }
-  std::printf("resnet50 small, batch %lld, %d threads, %d rounds of %d iterations\n",
-              static_cast<long long>(batch), at::get_num_threads(), rounds, iters);
-  std::printf("%6s %12s %12s %8s\n", "round", "tbd ms", "bare ms", "ratio");
-  std::vector<double> ratios, tbd_ms, bare_ms;
-  for (int r = 0; r < rounds; ++r) {
-    double t, b;
-    if (r % 2 == 0) {  // alternate the order so drift cancels
-      t = tbd_median(iters, batch);
-      b = bare_median(iters, batch);
-    } else {
-      b = bare_median(iters, batch);
-      t = tbd_median(iters, batch);
+  std::printf("default tbd run against a bare loop of the same step, small scale, %d threads, %d rounds\n",
+              at::get_num_threads(), rounds);
+  std::printf("%-10s %6s %12s %12s %8s\n", "workload", "round", "tbd ms", "bare ms", "ratio");
+  std::vector<std::pair<std::string, double>> summary;
+  for (const auto& plan : plans) {
+    std::vector<double> ratios;
+    for (int r = 0; r < rounds; ++r) {
+      double t = 0, b = 0;
+      if (r % 2 == 0) {  // alternate the order so drift cancels
+        t = tbd_median(plan);
+        b = bare_median(plan);
+      } else {
+        b = bare_median(plan);
+        t = tbd_median(plan);
+      }
+      ratios.push_back(t / b);
+      std::printf("%-10s %6d %12.3f %12.3f %8.4f\n", plan.workload.c_str(), r, t * 1e3, b * 1e3, t / b);
+      std::fflush(stdout);
     }
-    ratios.push_back(t / b);
-    tbd_ms.push_back(t * 1e3);
-    bare_ms.push_back(b * 1e3);
-    std::printf("%6d %12.2f %12.2f %8.4f\n", r, t * 1e3, b * 1e3, t / b);
+    summary.push_back({plan.workload, tbd::percentile(ratios, 0.5)});
   }
-  std::printf("median: tbd %.2f ms, bare %.2f ms, ratio %.4f (budget: 1.01)\n", tbd::percentile(tbd_ms, 0.5),
-              tbd::percentile(bare_ms, 0.5), tbd::percentile(ratios, 0.5));
+  std::printf("\n%-10s %14s\n", "workload", "median ratio");
+  for (const auto& [w, ratio] : summary) std::printf("%-10s %14.4f\n", w.c_str(), ratio);
+  std::printf("budget: 1.01\n");
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "tbd/measure/peak.h"
+#include "tbd/measure/runner.h"
 
 namespace tbd {
 namespace {
@@ -69,6 +70,36 @@ TEST_F(PeakCache, MeasuredPeakRoundTripsPerMachineKey) {
   EXPECT_FALSE(load_cached_peak(peak_machine_key(c10::kCPU, 2), "fp32").has_value());  // other thread count
   const auto run = peaks_for_run(c10::kCPU, 1, "fp32");
   EXPECT_DOUBLE_EQ(run["measured"]["flops_per_s"].get<double>(), m["flops_per_s"].get<double>());
+}
+
+TEST_F(PeakCache, UtilisationAbove100PercentSaysWhy) {
+  // A measured "peak" far below what any step achieves.
+  store_cached_peak(peak_machine_key(c10::kCPU, 1),
+                    {{"fp32", {{"flops_per_s", 1.0}, {"dtype", "fp32"}, {"measured_utc", "2026-01-01T00:00:00Z"}}}});
+  RunOptions o;
+  o.workload = "resnet50";
+  o.scale = Scale::tiny;
+  o.batch_size = 2;
+  o.threads = 1;
+  o.iters = 1;
+  o.repeat = 1;
+  o.warmup = 0;
+  o.quiet = true;
+  const auto r = run_benchmark(o, {"flops"}).result;
+  const auto& u = r["flops"]["utilization"];
+  ASSERT_TRUE(u["measured"].is_number());
+  EXPECT_GT(u["measured"].get<double>(), 1.0);
+  EXPECT_NE(u.value("measured_above_100_percent", std::string()).find("re-measure"), std::string::npos) << u.dump();
+}
+
+TEST(Peak, CpuDatasheetSaysWhichClockItAssumes) {
+  const auto d = datasheet_peak(c10::kCPU, "fp32", 1);
+  if (d["flops_per_s"].is_null()) GTEST_SKIP() << d["not_available"];
+  const std::string basis = d["clock_basis"];
+  const bool cpufreq = std::filesystem::exists("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  EXPECT_EQ(basis, cpufreq ? "maximum" : "reported");
+  EXPECT_NE(d["assumptions"].get<std::string>().find(cpufreq ? "maximum boost clock" : "not the maximum boost"),
+            std::string::npos);
 }
 
 TEST_F(PeakCache, DamagedCacheIsIgnored) {

@@ -28,7 +28,7 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes = "time,data,cpu,flops,memory";
+  std::string precision = "fp32", scale = "full", warmup = "5", probes = join_commas(default_probes());
   std::string overlap = "on";
   std::vector<std::string> settings;
   bool batch_size_given = false;
@@ -97,9 +97,13 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--data-workers", o.data_workers, "Threads of the input pipeline")->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Warm-up iterations, or 'auto' (until iteration times settle)")
       ->capture_default_str();
-  cmd->add_option("--iters", o.iters, "Measured iterations per repetition (at least)")->capture_default_str();
+  cmd->add_option("--iters", o.iters, "Timed iterations per repetition (at least)")->capture_default_str();
   cmd->add_option("--min-time", o.min_time, "Seconds per repetition (at least)")->capture_default_str();
-  cmd->add_option("--repeat", o.repeat, "Repetitions of the measured window")->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "Repetitions of the timed window (the unit of CIs and compare)")
+      ->capture_default_str();
+  cmd->add_option("--instrument-iters", o.instrument_iters,
+                  "Iterations for the analysis probes (flops, memory, ops) after the timed windows "
+                  "(default: as many as were timed, at most 5)");
   cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ",") + n;
@@ -121,7 +125,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--json", o.json, "Print the result JSON on stdout (the summary goes to stderr)");
   cmd->add_flag("--quiet", o.quiet, "No summary and no progress");
   cmd->footer(
-      "The measured window ends when both --iters and --min-time are reached.\n"
+      "A timed window ends when both --iters and --min-time are reached; --repeat windows are timed.\n"
+      "Analysis probes (flops, memory, ops) run in separate iterations after them.\n"
       "Ctrl-C ends it early and still writes a result marked \"partial\".\n"
       "Distributed: --nproc N starts N local workers; under torchrun or Slurm\n"
       "(RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or SLURM_*) each process is one rank.");

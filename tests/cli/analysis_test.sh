@@ -3,7 +3,7 @@
 # workload recorded while the suite goes on, --mllog and --csv parsed back,
 # and a report of the real results.
 source "$(dirname "$0")/lib.sh"
-quick=(--scale tiny --threads 1 --warmup 1 --iters 2)
+quick=(--scale tiny --threads 1 --warmup 1 --repeat 1 --iters 2)
 
 # --- tbd run --mllog / --csv -------------------------------------------------
 expect_exit 0 "throughput" -- run resnet50 "${quick[@]}" --batch-size 2 --mllog "$WORK/run.mllog" --csv "$WORK/runs.csv"

@@ -12,7 +12,7 @@ mkdir -p "$work/powercap/intel-rapl:0"
 echo package-0 >"$work/powercap/intel-rapl:0/name"
 echo 1000 >"$work/powercap/intel-rapl:0/energy_uj"
 echo 262143328850 >"$work/powercap/intel-rapl:0/max_energy_range_uj"
-TBD_POWERCAP_DIR=$work/powercap "$TBD" run resnet50 --scale tiny --iters 2 --warmup 0 --threads 1 \
+TBD_POWERCAP_DIR=$work/powercap "$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 0 --threads 1 \
   --probes gpu,energy --out "$work/r.json" >"$work/out" 2>&1 || fail "run failed: $(cat "$work/out")"
 python3 - "$work/r.json" <<'PY' || fail "sections"
 import json, sys
@@ -23,7 +23,7 @@ assert e["sources"]["rapl"]["joules"] == 0 and e["joules_per_sample"] == 0  # th
 assert g["not_available"], g
 PY
 # No source at all: n/a with the reason, never a zero.
-TBD_POWERCAP_DIR=$work/none "$TBD" run resnet50 --scale tiny --iters 1 --warmup 0 --threads 1 \
+TBD_POWERCAP_DIR=$work/none "$TBD" run resnet50 --scale tiny --repeat 1 --iters 1 --warmup 0 --threads 1 \
   --probes energy >"$work/out" 2>&1 || fail "run failed: $(cat "$work/out")"
 grep -q "energy *n/a (no energy source" "$work/out" || fail "energy line: $(cat "$work/out")"
 echo ok

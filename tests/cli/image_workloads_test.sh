@@ -11,7 +11,7 @@ expect_exit 0 "wgan +adversarial learning +images +64 +16,032,324" -- list
 # A good tiny run of each on synthetic data: a valid result in images/s.
 for w in inception3 wgan; do
   out="$WORK/$w.json"
-  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --iters 3 --out "$out"
+  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --repeat 1 --iters 3 --out "$out"
   json_check "$out" "r['workload']['name'] == '$w' and len(r['iterations']) == 3 and r['partial'] is False"
   json_check "$out" 'r["throughput"]["samples_per_s"] > 0 and r["throughput"]["unit"] == "images/s"'
   json_check "$out" 'r["model"]["parameters"] > 0 and r["model"]["trainable_parameters"] == r["model"]["parameters"]'
@@ -39,7 +39,7 @@ JPEG
 for i in 0 1 2; do cp "$WORK/image.jpg" "$WORK/images/cat/$i.jpg"; cp "$WORK/image.jpg" "$WORK/images/dog/$i.jpg"; done
 for w in inception3 wgan; do
   out="$WORK/$w-folder.json"
-  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --iters 3 --data "$WORK/images" --out "$out"
+  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/images" --out "$out"
   json_check "$out" "len(r['iterations']) == 3 and r['partial'] is False"
 done
 json_check "$WORK/inception3-folder.json" 'r["workload"]["configuration"]["classes"] == 2'
@@ -47,7 +47,7 @@ json_check "$WORK/inception3-folder.json" 'r["workload"]["configuration"]["class
 # A truncated JPEG in the folder: exit 1 naming the file, no result file.
 head -c 300 "$WORK/image.jpg" > "$WORK/images/dog/cut.jpg"
 for w in inception3 wgan; do
-  expect_exit 1 "cut.jpg" -- run "$w" "${tiny[@]}" --iters 20 --data "$WORK/images" --out "$WORK/$w-bad.json"
+  expect_exit 1 "cut.jpg" -- run "$w" "${tiny[@]}" --repeat 1 --iters 20 --data "$WORK/images" --out "$WORK/$w-bad.json"
   [ ! -e "$WORK/$w-bad.json" ] || fail "$w: a failed run left a result file"
 done
 
@@ -58,7 +58,7 @@ expect_exit 2 "unknown setting 'depth'" -- run wgan --set depth=50
 
 # wgan data-parallel: every critic and generator update all-reduces (both
 # networks' gradients each time; the idle network's slots are zeros).
-expect_exit 0 "distributed +2 ranks" -- run wgan "${tiny[@]}" --nproc 2 --iters 2 --out "$WORK/wgan-dp.json"
+expect_exit 0 "distributed +2 ranks" -- run wgan "${tiny[@]}" --nproc 2 --repeat 1 --iters 2 --out "$WORK/wgan-dp.json"
 json_check "$WORK/wgan-dp.json" 'r["distributed"]["world_size"] == 2 and len(r["iterations"]) == 2'
 
 finish

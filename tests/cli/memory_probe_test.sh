@@ -6,7 +6,7 @@ TBD=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$TBD" run resnet50 --scale tiny --iters 2 --warmup 1 --threads 1 --probes memory --out "$work/r.json" >"$work/out" 2>&1 \
+"$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 1 --threads 1 --probes memory --out "$work/r.json" >"$work/out" 2>&1 \
   || fail "run failed: $(cat "$work/out")"
 grep -q "peak memory" "$work/out" || fail "summary lacks peak memory: $(cat "$work/out")"
 grep -q "feature_maps" "$work/out" || fail "summary lacks the breakdown: $(cat "$work/out")"

@@ -6,7 +6,7 @@ TBD=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$TBD" run resnet50 --scale tiny --iters 2 --warmup 1 --threads 1 --probes ops --out "$work/r.json" >"$work/out" 2>&1 \
+"$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 1 --threads 1 --probes ops --out "$work/r.json" >"$work/out" 2>&1 \
   || fail "run failed: $(cat "$work/out")"
 grep -q "top ops" "$work/out" || fail "summary lacks top ops: $(cat "$work/out")"
 grep -q "aten::convolution_backward" "$work/out" || fail "top ops lacks convolution_backward: $(cat "$work/out")"

@@ -5,8 +5,8 @@ tiny=(--scale tiny --batch-size 4 --threads 1)
 
 expect_exit 2 "unknown workload 'nosuch'.*resnet50" -- run nosuch
 expect_exit 2 "batch-size must be at least 1" -- run resnet50 --batch-size 0
-expect_exit 2 "iters" -- run resnet50 --iters -1
-expect_exit 2 "iters must be at least 1" -- run resnet50 --iters 0
+expect_exit 2 "iters" -- run resnet50 --repeat 1 --iters -1
+expect_exit 2 "iters must be at least 1" -- run resnet50 --repeat 1 --iters 0
 expect_exit 2 "bad value '7' for setting depth.*18, 34, 50, 101, 152" -- run resnet50 --set depth=7
 expect_exit 2 "unknown setting 'width'" -- run resnet50 --set width=3
 expect_exit 2 "key=value" -- run resnet50 --set depth
@@ -20,7 +20,7 @@ expect_exit 2 "no such folder" -- run resnet50 "${tiny[@]}" --data "$WORK/nodata
 
 # A good run: valid JSON with the documented keys and three iterations.
 out="$WORK/r.json"
-expect_exit 0 "throughput" -- run resnet50 "${tiny[@]}" --iters 3 --warmup 1 --out "$out"
+expect_exit 0 "throughput" -- run resnet50 "${tiny[@]}" --repeat 1 --iters 3 --warmup 1 --out "$out"
 json_check "$out" 'r["schema"] == "tbd.result/1" and r["workload"]["name"] == "resnet50"'
 json_check "$out" 'len(r["iterations"]) == 3 and all(t > 0 for t in r["iterations"])'
 json_check "$out" 'r["throughput"]["samples_per_s"] > 0 and r["throughput"]["unit"] == "images/s"'
@@ -29,7 +29,7 @@ json_check "$out" 'r["partial"] is False and "options" in r["workload"] and "env
 json_check "$out" 'r["workload"]["options"]["batch_size"] == 4 and r["workload"]["options"]["threads"] == 1'
 
 # --json: the document on stdout, the summary on stderr.
-"$TBD" run resnet50 "${tiny[@]}" --iters 2 --warmup 0 --json 2>/dev/null > "$WORK/stdout.json" \
+"$TBD" run resnet50 "${tiny[@]}" --repeat 1 --iters 2 --warmup 0 --json 2>/dev/null > "$WORK/stdout.json" \
   || fail "--json run failed"
 json_check "$WORK/stdout.json" 'len(r["iterations"]) == 2'
 
@@ -41,11 +41,11 @@ expect_exit 1 "bad.jpg: not a JPEG" -- run resnet50 "${tiny[@]}" --data "$WORK/d
 ls "$WORK" | grep -q "\.tmp\." && fail "a temporary file was left behind"
 
 # A diverging run: exit 1, no result file.
-expect_exit 1 "diverged" -- run resnet50 "${tiny[@]}" --warmup 0 --iters 30 --set lr=1e11 --out "$WORK/nan.json"
+expect_exit 1 "diverged" -- run resnet50 "${tiny[@]}" --warmup 0 --repeat 1 --iters 30 --set lr=1e11 --out "$WORK/nan.json"
 [ ! -e "$WORK/nan.json" ] || fail "a diverged run left a result file"
 
 # Ctrl-C during the measured window: exit 0 and a valid partial result.
-"$TBD" run resnet50 "${tiny[@]}" --warmup 1 --iters 1000000 --quiet --out "$WORK/partial.json" &
+"$TBD" run resnet50 "${tiny[@]}" --warmup 1 --repeat 1 --iters 1000000 --quiet --out "$WORK/partial.json" &
 pid=$!
 for _ in $(seq 1 100); do  # wait until it measures (the CPU probe's first window exists by then)
   sleep 0.2

@@ -2,7 +2,7 @@
 # tiny run of each writes a valid result, real-data formats are read, and bad
 # data or settings fail clearly (exit 1 naming file and line, exit 2 for usage).
 source "$(dirname "$0")/lib.sh"
-tiny=(--scale tiny --threads 1 --warmup 1 --iters 3)
+tiny=(--scale tiny --threads 1 --warmup 1 --repeat 1 --iters 3)
 
 expect_exit 0 "deepspeech2 +speech recognition +utterances +8 +255,942,208" -- list
 expect_exit 0 "ncf +recommendation +samples +2048 +31,832,577" -- list

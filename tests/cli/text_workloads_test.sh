@@ -14,13 +14,18 @@ expect_exit 0 "IWSLT'15 en-vi" -- list seq2seq
 # A good tiny run of each, on synthetic data: a valid result with its unit.
 for w in seq2seq transformer gpt; do
   out="$WORK/$w.json"
-  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --iters 3 --out "$out"
+  expect_exit 0 "throughput" -- run "$w" "${tiny[@]}" --repeat 1 --iters 3 --out "$out"
   json_check "$out" "r['workload']['name'] == '$w' and len(r['iterations']) == 3 and r['partial'] is False"
   json_check "$out" 'r["throughput"]["samples_per_s"] > 0 and r["model"]["parameters"] > 0'
 done
 json_check "$WORK/seq2seq.json" 'r["throughput"]["unit"] == "target tokens/s"'
 json_check "$WORK/transformer.json" 'r["throughput"]["unit"] == "target tokens/s"'
 json_check "$WORK/gpt.json" 'r["throughput"]["unit"] == "tokens/s"'
+# The batch counts what --batch-size counts: gpt sequences, seq2seq sentence pairs, transformer tokens.
+expect_exit 0 "batch 2 sequences" -- run gpt "${tiny[@]}" --repeat 1 --iters 1 --batch-size 2
+expect_exit 0 "batch 4 sentence pairs" -- run seq2seq "${tiny[@]}" --repeat 1 --iters 1 --batch-size 4
+expect_exit 0 "batch 64 tokens" -- run transformer "${tiny[@]}" --repeat 1 --iters 1 --batch-size 64
+json_check "$WORK/transformer.json" 'len(r["iteration_samples"]) == 3 and sum(r["iteration_samples"]) == r["throughput"]["samples"]'
 json_check "$WORK/gpt.json" 'r["workload"]["configuration"]["model_flops"]["per_token"] > 0'
 json_check "$WORK/seq2seq.json" '0 < r["workload"]["configuration"]["sentences_per_target_token"] < 1'
 
@@ -34,9 +39,9 @@ expect_exit 2 "no such file or folder" -- run gpt "${tiny[@]}" --data "$WORK/nod
 mkdir -p "$WORK/iwslt"
 for i in $(seq 1 40); do echo "sentence number $i is here"; done > "$WORK/iwslt/train.en"
 for i in $(seq 1 40); do echo "câu số $i ở đây nhé"; done > "$WORK/iwslt/train.vi"
-expect_exit 0 "throughput" -- run seq2seq "${tiny[@]}" --iters 3 --batch-size 8 --data "$WORK/iwslt" --out "$WORK/s.json"
+expect_exit 0 "throughput" -- run seq2seq "${tiny[@]}" --repeat 1 --iters 3 --batch-size 8 --data "$WORK/iwslt" --out "$WORK/s.json"
 json_check "$WORK/s.json" 'r["workload"]["configuration"]["data"].split(" -> ")[0].endswith("train.en")'
-expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --iters 3 --batch-size 128 --data "$WORK/iwslt" --set reverse=true --out "$WORK/t.json"
+expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 1 --iters 3 --batch-size 128 --data "$WORK/iwslt" --set reverse=true --out "$WORK/t.json"
 json_check "$WORK/t.json" 'r["workload"]["configuration"]["data"].split(" -> ")[0].endswith("train.vi")'
 
 # Corrupt parallel text: exit 1 naming the file and the line.
@@ -50,7 +55,7 @@ expect_exit 1 "train.en:2: invalid UTF-8" -- run transformer "${tiny[@]}" --data
 
 # Byte-level text for gpt.
 for i in $(seq 1 30); do echo "plain text line $i for the byte-level language model"; done > "$WORK/book.txt"
-expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --iters 3 --data "$WORK/book.txt" --out "$WORK/g.json"
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/book.txt" --out "$WORK/g.json"
 json_check "$WORK/g.json" 'len(r["iterations"]) == 3'
 printf 'line one\nline \xc3\n' > "$WORK/bad.txt"
 expect_exit 1 "bad.txt:2: invalid UTF-8" -- run gpt "${tiny[@]}" --data "$WORK/bad.txt"

@@ -8,11 +8,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$TBD" run resnet50 --scale tiny --iters 1 --warmup 0 --threads 1 --trace /nonexistent-dir/t.json >"$work/out" 2>&1
+"$TBD" run resnet50 --scale tiny --repeat 1 --iters 1 --warmup 0 --threads 1 --trace /nonexistent-dir/t.json >"$work/out" 2>&1
 [ $? -eq 2 ] || fail "unwritable --trace should exit 2: $(cat "$work/out")"
 grep -q "does not exist" "$work/out" || fail "message: $(cat "$work/out")"
 
-"$TBD" run resnet50 --scale tiny --iters 2 --warmup 1 --threads 1 --trace "$work/t.json" --trace-iters 2 \
+"$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 1 --threads 1 --trace "$work/t.json" --trace-iters 2 \
   --out "$work/r.json" >"$work/out" 2>&1 || fail "run failed: $(cat "$work/out")"
 grep -q "trace .*t.json" "$work/out" || fail "summary lacks the trace line: $(cat "$work/out")"
 python3 - "$work/t.json" "$work/r.json" <<'PY' || fail "trace content"

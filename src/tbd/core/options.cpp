@@ -53,6 +53,10 @@ void validate(const RunOptions& o) {
   if (!(o.min_time >= 0) || o.min_time > 1e6)
     throw UsageError("--min-time must be a number of seconds in [0, 1e6]");
   if (o.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(o.repeat));
+  if (o.repeat > 100000) throw UsageError("--repeat must be at most 100000, got " + std::to_string(o.repeat));
+  if (o.instrument_iters < 0 || o.instrument_iters > 100000)
+    throw UsageError("--instrument-iters must be in [1, 100000] (or omitted), got " +
+                     std::to_string(o.instrument_iters));
   const bool cuda = o.device.rfind("cuda", 0) == 0;
   if (o.device != "cpu" && !cuda)
     throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
@@ -84,6 +88,7 @@ nlohmann::json to_json(const RunOptions& o) {
   j["iters"] = o.iters;
   j["min_time_s"] = o.min_time;
   j["repeat"] = o.repeat;
+  j["instrument_iters"] = o.instrument_iters == 0 ? nlohmann::json("auto") : nlohmann::json(o.instrument_iters);
   j["seed"] = o.seed;
   if (o.world_size > 1) {
     j["world_size"] = o.world_size;

@@ -32,9 +32,16 @@ struct RunOptions {
   int data_workers = 2;                         // threads of the prefetching pipeline
   int warmup = 5;                               // warm-up iterations ...
   bool warmup_auto = false;                     // ... or until iteration times settle
-  int iters = 20;                               // measured iterations per repetition (at least)
+  // Five repetitions of four iterations: the repetition is the statistical
+  // unit of throughput CIs and of `tbd compare`, and five give a comparison
+  // the power to see a 10% change at this machine's run-to-run noise
+  // (docs/metrics.md#repetitions).
+  int iters = 4;                                // timed iterations per repetition (at least)
   double min_time = 0;                          // seconds per repetition (at least)
-  int repeat = 1;                               // repetitions of the measured window
+  int repeat = 5;                               // repetitions of the timed window
+  // Instrumented iterations for the analysis probes (flops, memory, ops),
+  // after the timed windows; 0: as many as were timed, at most 5.
+  int instrument_iters = 0;
   uint64_t seed = 42;
   std::string out;  // result JSON file; empty: none
   bool json = false;

@@ -47,6 +47,17 @@ void on_op_end(const at::RecordFunction&, at::ObserverContext* ctx) {
 
 int bucket_of(Phase p) { return static_cast<int>(p); }  // forward 0, backward 1, optimizer 2
 
+// Why a utilisation can pass 100%, said next to it rather than hidden.
+std::string above_peak_reason(const nlohmann::json& peak) {
+  if (peak.value("clock_basis", std::string()) == "reported")
+    return "this peak assumes the clock /proc/cpuinfo reports, not the maximum boost clock (cpufreq is not "
+           "readable here), and the cores ran faster than that";
+  if (peak.contains("measured_utc"))
+    return "the GEMM that measured this peak ran slower than this workload's kernels (different shapes or "
+           "clocks); re-measure with tbd env --peak";
+  return "the peak's assumptions (clock, FMA units) understate this machine";
+}
+
 std::string si(double v, const char* unit) {
   const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;
@@ -80,8 +91,9 @@ void FlopsProbe::on_run_start(const RunContext& ctx) {
   unit_ = ctx.info.sample_unit;
   dtype_ = to_string(ctx.options.precision);
   peaks_ = peaks_for_run(ctx.device, ctx.options.threads, dtype_);
-  counter_ = std::make_unique<FlopCounter>();
 }
+
+void FlopsProbe::on_window_begin(int) { counter_ = std::make_unique<FlopCounter>(); }
 
 void FlopsProbe::on_iteration_begin(bool measured) {
   if (counter_) counter_->tally().counting = measured;
@@ -104,7 +116,7 @@ void FlopsProbe::on_phase_end(Phase) {
   if (counter_) counter_->tally().phase = FlopTally::kBuckets - 1;
 }
 
-void FlopsProbe::on_run_end(const RunContext&) {
+void FlopsProbe::on_window_end(int) {
   if (!counter_) return;
   auto& t = counter_->tally();
   for (int b = 0; b < FlopTally::kBuckets; ++b) totals_[b] = t.flops[b].load(), bytes_[b] = t.bytes[b].load();
@@ -119,9 +131,10 @@ void FlopsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json f;
   f["unit"] = "FLOP (one multiply-add = 2), per measured iteration unless named otherwise";
   f["iterations"] = iterations_;
+  f["counted_in"] = "instrumented iterations after the timed windows";
   f["dtype"] = dtype_;
   if (iterations_ == 0) {
-    f["not_available"] = "no measured iteration completed";
+    f["not_available"] = "no instrumented iteration completed (the run was interrupted, or --instrument-iters 0)";
     result["flops"] = f;
     return;
   }
@@ -136,8 +149,11 @@ void FlopsProbe::contribute(nlohmann::json& result) const {
   f["per_sample"] = samples_ > 0 ? nlohmann::json(total / samples_) : nlohmann::json(nullptr);
   f["sample_unit"] = unit_;
   f["total"] = total;
-  f["seconds"] = seconds_;
-  f["achieved_flops_per_s"] = seconds_ > 0 ? nlohmann::json(total / seconds_) : nlohmann::json(nullptr);
+  f["instrumented_seconds"] = seconds_;
+  // FLOPs per sample (instrumented) × samples per second (timed windows).
+  const double rate = achieved();
+  f["achieved_flops_per_s"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
+  if (rate <= 0) f["achieved_not_available"] = "no timed iteration completed";
   f["embedding_bag_bytes"] = bytes / n;
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [op, v] : by_op_) ops[op] = v / n;
@@ -146,28 +162,37 @@ void FlopsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json util = nlohmann::json::object();
   for (const char* kind : {"measured", "datasheet"}) {
     const auto& p = peaks_.at(kind);
-    if (p.at("flops_per_s").is_number() && seconds_ > 0)
-      util[kind] = total / seconds_ / p.at("flops_per_s").get<double>();
-    else
+    if (p.at("flops_per_s").is_number() && rate > 0) {
+      util[kind] = rate / p.at("flops_per_s").get<double>();
+      if (util[kind].get<double>() > 1) util[std::string(kind) + "_above_100_percent"] = above_peak_reason(p);
+    } else
       util[kind] = {{"value", nullptr},
-                    {"not_available", p.value("not_available", std::string("no measured iteration time"))}};
+                    {"not_available", p.value("not_available", std::string("no timed iteration completed"))}};
   }
   f["utilization"] = util;
   result["flops"] = f;
 }
 
+double FlopsProbe::achieved() const {
+  double total = 0;
+  for (double t : totals_) total += t;
+  if (samples_ <= 0) return 0;
+  return total / samples_ * timed_.samples_per_s();
+}
+
 std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() const {
-  if (iterations_ == 0 || seconds_ <= 0) return {{"FLOPs", "n/a (no measured iteration completed)"}};
+  if (iterations_ == 0 || samples_ <= 0) return {{"FLOPs", "n/a (no instrumented iteration completed)"}};
   double total = 0;
   for (double t : totals_) total += t;
   const double n = static_cast<double>(iterations_);
-  const double rate = total / seconds_;
+  const double rate = achieved();
   std::vector<std::pair<std::string, std::string>> lines;
   lines.push_back({"FLOPs", fmt::format("{} per sample ({}); {} per iteration: forward {}, backward {}, optimizer {}",
                                         si(total / samples_, "FLOP"), unit_,
                                         si(total / n, "FLOP"), si(totals_[0] / n, "FLOP"),
                                         si(totals_[1] / n, "FLOP"), si(totals_[2] / n, "FLOP"))});
-  lines.push_back({"achieved", si(rate, "FLOP/s")});
+  if (rate <= 0) return lines;
+  lines.push_back({"achieved", si(rate, "FLOP/s") + " (FLOPs per sample × timed samples/s)"});
   for (const char* kind : {"measured", "datasheet"}) {
     const auto& p = peaks_.at(kind);
     if (p.at("flops_per_s").is_number()) {
@@ -177,6 +202,7 @@ std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() con
                                      : p.value("provenance", std::string());
       lines.push_back({"% of peak", fmt::format("{:.1f}% of {} peak {} {} ({})", 100 * rate / peak, kind,
                                                 si(peak, "FLOP/s"), dtype_, source)});
+      if (rate > peak) lines.push_back({"", "above 100%: " + above_peak_reason(p)});
     } else {
       lines.push_back({"% of peak", std::string(kind) + " peak: n/a (" +
                                         p.value("not_available", std::string("unknown")) + ")"});

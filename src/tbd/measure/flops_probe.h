@@ -1,5 +1,8 @@
 // flops: FLOPs per iteration by phase, per sample, achieved FLOP/s and
 // utilisation against the measured and datasheet peaks (docs/metrics.md#flops).
+// An analysis probe: FLOPs are counted in the instrumented iterations after
+// the timed windows; achieved FLOP/s = FLOPs per sample × the timed windows'
+// samples per second, so the counting callback never slows a timed step.
 //
 // A global RecordFunction callback with input shapes sees every aten op on
 // every thread (autograd and worker threads included). Each op is costed by
@@ -53,22 +56,27 @@ class FlopCounter {
 class FlopsProbe : public Probe {
  public:
   std::string name() const override { return "flops"; }
+  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
+  void on_window_begin(int repetition) override;
+  void on_window_end(int repetition) override;
+  void on_timed_figures(const TimedFigures& timed) override { timed_ = timed; }
   void on_iteration_begin(bool measured) override;
   void on_iteration_end(const IterationRecord& r) override;
-  void on_run_end(const RunContext&) override;
   void on_phase_begin(Phase p) override;
   void on_phase_end(Phase p) override;
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
  private:
+  double achieved() const;  // FLOP/s of the timed windows; 0 when unknown
   std::unique_ptr<FlopCounter> counter_;
   double totals_[FlopTally::kBuckets] = {};
   double bytes_[FlopTally::kBuckets] = {};
   std::map<std::string, double> by_op_;
   int64_t iterations_ = 0;
-  double samples_ = 0, seconds_ = 0;
+  double samples_ = 0, seconds_ = 0;  // of the instrumented iterations
+  TimedFigures timed_;                // of the timed windows: what rates divide by
   std::string unit_, dtype_;
   nlohmann::json peaks_;
 };

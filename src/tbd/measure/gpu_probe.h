@@ -24,6 +24,8 @@ class GpuProbe : public Probe {
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;
+  // The kernel view needs Kineto-profiled iterations, on CUDA only.
+  bool wants_kernel_profile(const RunContext& ctx) const override { return ctx.device.is_cuda(); }
   void on_kernel_profile(const nlohmann::json& kernels) override { kernels_ = kernels; }
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;

@@ -330,7 +330,7 @@ nlohmann::json allocator_statistics(c10::Device device) {
           {"segments_peak", stats.segment[all].peak},
           {"alloc_retries", stats.num_alloc_retries},
           {"ooms", stats.num_ooms},
-          {"definition", "peaks of the CUDA caching allocator since the first measured window began; "
+          {"definition", "peaks of the CUDA caching allocator over the instrumented iterations; "
                          "reserved_unused_share = 1 - allocated_peak / reserved_peak; fragmentation = "
                          "inactive_split_peak / reserved_peak (free blocks inside split segments)"}};
 }
@@ -376,9 +376,10 @@ void MemoryProbe::on_run_start(const RunContext& ctx) {
   optimizer_state_source_ = [workload] { return workload->state().optimizer_state; };
 }
 
-// The reporter holds the thread's profiler state only while a measured
-// window runs: Kineto refuses to start while any profiler state is installed,
-// and the --trace iterations run after the windows.
+// The reporter holds the thread's profiler state only during the
+// instrumented iterations (this analysis probe's one window): Kineto refuses
+// to start while any profiler state is installed, and the --trace iterations
+// run after them.
 void MemoryProbe::on_window_begin(int repetition) {
   if (repetition == 0 && device_obj_.is_cuda())
     c10::getDeviceAllocator(device_obj_.type())->resetPeakStats(device_obj_.index());
@@ -437,7 +438,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
                             : nlohmann::json{{"not_available", "the CUDA caching allocator serves CUDA runs only"}};
   if (!not_available_.empty() || tracker_->peak() == 0) {
     m["peak_bytes"] = nullptr;
-    m["not_available"] = not_available_.empty() ? "no allocation was seen in a measured iteration" : not_available_;
+    m["not_available"] = not_available_.empty() ? "no allocation was seen in an instrumented iteration" : not_available_;
     result["memory"] = m;
     return;
   }
@@ -472,7 +473,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
 std::vector<std::pair<std::string, std::string>> MemoryProbe::summary_lines() const {
   if (!not_available_.empty()) return {{"memory", "n/a (" + not_available_ + ")"}};
   const int64_t peak = tracker_->peak();
-  if (peak <= 0) return {{"memory", "n/a (no allocation was seen in a measured iteration)"}};
+  if (peak <= 0) return {{"memory", "n/a (no allocation was seen in an instrumented iteration)"}};
   const MemoryBreakdown b = tracker_->peak_breakdown();
   std::string parts;
   for (int c = 0; c < kMemoryCategories; ++c) {

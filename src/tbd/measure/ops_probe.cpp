@@ -97,7 +97,7 @@ std::map<std::string, OpStats> OpsProbe::stats() const {
   return times_->by_op;
 }
 
-void OpsProbe::on_run_start(const RunContext&) { start(); }
+void OpsProbe::on_window_begin(int) { start(); }
 void OpsProbe::on_iteration_begin(bool measured) { set_counting(measured); }
 void OpsProbe::on_iteration_end(const IterationRecord& r) {
   set_counting(false);
@@ -105,18 +105,18 @@ void OpsProbe::on_iteration_end(const IterationRecord& r) {
 }
 void OpsProbe::on_phase_begin(Phase p) { times_->optimizer_phase = p == Phase::optimizer; }
 void OpsProbe::on_phase_end(Phase) { times_->optimizer_phase = false; }
-void OpsProbe::on_run_end(const RunContext&) {
+void OpsProbe::on_window_end(int) {
   stop();
   final_ = stats();
 }
 
 void OpsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json o;
-  o["unit"] = "s (self time summed over the measured iterations and every thread)";
+  o["unit"] = "s (self time summed over the instrumented iterations and every thread)";
   o["iterations"] = iterations_;
-  o["measured_seconds"] = seconds_;
+  o["instrumented_seconds"] = seconds_;
   if (iterations_ == 0) {
-    o["not_available"] = "no measured iteration completed";
+    o["not_available"] = "no instrumented iteration completed";
     result["ops"] = o;
     return;
   }
@@ -147,7 +147,7 @@ void OpsProbe::contribute(nlohmann::json& result) const {
 }
 
 std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const {
-  if (iterations_ == 0 || final_.empty()) return {{"top ops", "n/a (no op ran in a measured iteration)"}};
+  if (iterations_ == 0 || final_.empty()) return {{"top ops", "n/a (no op ran in an instrumented iteration)"}};
   std::vector<std::pair<std::string, OpStats>> rows(final_.begin(), final_.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
   double total = 0;

@@ -1,5 +1,6 @@
-// ops: self time and calls per aten op over the measured iterations, grouped
-// into classes (docs/metrics.md#ops).
+// ops: self time and calls per aten op over the instrumented iterations
+// (after the timed windows: the callback slows every op), grouped into
+// classes (docs/metrics.md#ops).
 //
 // A global RecordFunction callback (no inputs) keeps a per-thread stack of
 // open ops; an op's self time is its wall time minus that of the ops it
@@ -29,12 +30,13 @@ class OpsProbe : public Probe {
   explicit OpsProbe(int top_n = 10);
   ~OpsProbe() override;
   std::string name() const override { return "ops"; }
-  void on_run_start(const RunContext& ctx) override;
+  ProbeKind kind() const override { return ProbeKind::analysis; }
+  void on_window_begin(int repetition) override;
+  void on_window_end(int repetition) override;
   void on_iteration_begin(bool measured) override;
   void on_iteration_end(const IterationRecord& r) override;
   void on_phase_begin(Phase p) override;
   void on_phase_end(Phase p) override;
-  void on_run_end(const RunContext& ctx) override;
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 

@@ -30,9 +30,9 @@ struct RunContext {
 };
 
 struct IterationRecord {
-  int repetition = 0;       // 0-based; -1 for warm-up
+  int repetition = 0;       // 0-based; -1 for warm-up and instrumented iterations
   int64_t index = 0;        // within its repetition (or warm-up)
-  bool measured = false;    // false during warm-up
+  bool measured = false;    // a timed or instrumented iteration; false during warm-up
   double seconds = 0;       // wall time of the whole iteration, device synchronised
   std::optional<double> device_seconds;  // CUDA-event time of the same span (CUDA runs only)
   double data_wait_s = 0;   // part of it spent blocked in next_batch()
@@ -40,12 +40,42 @@ struct IterationRecord {
   double loss = 0;
 };
 
+// Which iterations a probe watches (docs/architecture.md, "Run lifecycle").
+//  - timed: costs (next to) nothing per iteration, so it runs inside the timed
+//    windows: time, data, cpu, energy, gpu (NVML sampling), comm.
+//  - analysis: instruments every op or allocation, which slows the step, so it
+//    runs only in the instrumented iterations after the timed windows (flops,
+//    memory, ops). Its per-iteration figures combine with the clean timing
+//    through on_timed_figures().
+enum class ProbeKind { timed, analysis };
+
+// The clean timing of the timed windows, handed to analysis probes so that
+// rates (FLOP/s, utilisation) use the uninstrumented step's time.
+struct TimedFigures {
+  int64_t iterations = 0;     // timed iterations that completed
+  double samples = 0;         // their samples, in the workload's unit
+  double seconds = 0;         // their summed iteration time
+  double samples_per_s() const { return seconds > 0 ? samples / seconds : 0; }
+};
+
 class Probe : public PhaseListener {
  public:
   virtual std::string name() const = 0;
+  virtual ProbeKind kind() const { return ProbeKind::timed; }
+  // Set-up only: an analysis probe installs nothing here (its callbacks
+  // would run in the timed windows); it starts in on_window_begin.
   virtual void on_run_start(const RunContext&) {}
-  virtual void on_window_begin(int repetition) {}  // a measured window starts
+  // Timed probes: each timed window (repetition 0, 1, ...). Analysis probes:
+  // once, around the instrumented iterations (repetition 0).
+  virtual void on_window_begin(int repetition) {}
   virtual void on_window_end(int repetition) {}
+  // Whether this run needs the Kineto-profiled iterations after the windows
+  // for this probe (the gpu probe's kernel view, on CUDA).
+  virtual bool wants_kernel_profile(const RunContext&) const { return false; }
+  // Analysis probes: the timed windows' figures, before contribute().
+  virtual void on_timed_figures(const TimedFigures&) {}
+  // `measured`: a timed (timed probes) or instrumented (analysis probes)
+  // iteration, false for warm-up.
   virtual void on_iteration_begin(bool measured) {}
   // The batch this iteration trains on, once next_batch() returned it (the
   // memory probe attributes its tensors to `inputs`).
@@ -63,7 +93,13 @@ class Probe : public PhaseListener {
 
 // The probes this build knows, by name; `time` always runs.
 std::vector<std::string> probe_names();
+// What `tbd run` measures when --probes is not given (one list for every command).
+std::vector<std::string> default_probes();
 // Throws UsageError naming the known probes.
 std::unique_ptr<Probe> make_probe(const std::string& name);
+// The probes of one run: `time` first (always), then `requested` in order
+// (duplicates dropped), and `comm` in distributed runs (they always say
+// what their communication cost). Throws UsageError for an unknown name.
+std::vector<std::unique_ptr<Probe>> make_probes(const std::vector<std::string>& requested, bool distributed);
 
 }  // namespace tbd

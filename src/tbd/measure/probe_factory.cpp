@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "tbd/core/error.h"
 #include "tbd/measure/comm_probe.h"
 #include "tbd/measure/cpu_probe.h"
@@ -16,6 +18,8 @@ std::vector<std::string> probe_names() {
   return {"time", "data", "cpu", "flops", "memory", "ops", "gpu", "energy", "comm"};
 }
 
+std::vector<std::string> default_probes() { return {"time", "data", "cpu", "flops", "memory"}; }
+
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
   if (name == "data") return std::make_unique<DataProbe>();
@@ -29,6 +33,16 @@ std::unique_ptr<Probe> make_probe(const std::string& name) {
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown probe '" + name + "'; known probes: " + known);
+}
+
+std::vector<std::unique_ptr<Probe>> make_probes(const std::vector<std::string>& requested, bool distributed) {
+  std::vector<std::string> names = {"time"};
+  for (const auto& n : requested)
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  if (distributed && std::find(names.begin(), names.end(), "comm") == names.end()) names.push_back("comm");
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (const auto& n : names) probes.push_back(make_probe(n));
+  return probes;
 }
 
 }  // namespace tbd

@@ -1,5 +1,6 @@
-// The runner owns the clock: warm-up, measured windows, repetitions, device
-// synchronisation at every iteration boundary, and the result document.
+// The runner owns the clock: warm-up, timed windows, repetitions, device
+// synchronisation at every iteration boundary, then the instrumented and
+// profiled iterations the analysis needs, and the result document.
 #pragma once
 
 #include <string>
@@ -11,6 +12,8 @@
 #include "tbd/core/options.h"
 
 namespace tbd {
+
+class Workload;
 
 struct RunOutcome {
   nlohmann::json result;  // the tbd.result/1 document
@@ -31,9 +34,18 @@ struct TraceRequest {
 // before any process is started and again by run_benchmark.
 void check_data_parallel_supported(const std::string& workload, int processes);
 
-// Runs one benchmark. `probes` names the probes beyond `time` (which always
-// runs). Throws UsageError for bad options, Error when the run fails.
+// Runs one benchmark of the registry's workload `options.workload`, as a
+// pipeline of steps: open the session, warm up, timed windows (the step and
+// the timed probes only), instrumented iterations (the analysis probes),
+// profiled iterations (--trace, the CUDA kernel view), assemble the result.
+// `probes` names the probes beyond `time` (which always runs).
+// Throws UsageError for bad options, Error when the run fails.
 RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes,
+                         const TraceRequest& trace = {});
+
+// The same with a workload the caller owns (tests use small fake workloads);
+// options.workload is ignored.
+RunOutcome run_benchmark(const RunOptions& options, Workload& workload, const std::vector<std::string>& probes,
                          const TraceRequest& trace = {});
 
 }  // namespace tbd

@@ -20,8 +20,51 @@ void TimeProbe::on_iteration_end(const IterationRecord& r) {
   if (r.device_seconds) device_seconds_.push_back(*r.device_seconds);
 }
 
+namespace {
+
+struct RepetitionTotals {
+  std::vector<double> samples, seconds, iterations;
+};
+
+RepetitionTotals per_repetition(const std::vector<double>& samples, const std::vector<double>& seconds,
+                                const std::vector<int>& repetition) {
+  RepetitionTotals t;
+  const int reps = repetition.empty() ? 0 : repetition.back() + 1;
+  t.samples.assign(reps, 0);
+  t.seconds.assign(reps, 0);
+  t.iterations.assign(reps, 0);
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    t.samples[repetition[i]] += samples[i];
+    t.seconds[repetition[i]] += seconds[i];
+    t.iterations[repetition[i]] += 1;
+  }
+  return t;
+}
+
+}  // namespace
+
+// Throughput and its interval: repetitions are the statistical unit (their
+// totals as a ratio estimator); one repetition falls back on iterations,
+// which understates run-to-run noise, and says so.
+TimeProbe::Rate TimeProbe::rate() const {
+  Rate r;
+  const RepetitionTotals reps = per_repetition(samples_, seconds_, repetition_);
+  if (reps.seconds.size() >= 2) {
+    r.estimate = ratio_of_totals(reps.samples, reps.seconds);
+    r.interval_over = "repetitions";
+    r.units = static_cast<int64_t>(reps.seconds.size());
+  } else {
+    r.estimate = ratio_of_totals(samples_, seconds_);
+    r.interval_over = "iterations";
+    r.units = static_cast<int64_t>(seconds_.size());
+  }
+  return r;
+}
+
 void TimeProbe::contribute(nlohmann::json& result) const {
   result["iterations"] = seconds_;
+  result["iteration_samples"] = samples_;
+  result["iteration_repetitions"] = repetition_;
   const Summary s = summarize(seconds_);
   nlohmann::json summary = {{"n", s.n}};
   if (s.n > 0) {
@@ -51,42 +94,52 @@ void TimeProbe::contribute(nlohmann::json& result) const {
                              {"not_available", "device events exist only on CUDA; this run used " + device_}};
   }
 
-  const RatioEstimate rate = ratio_of_totals(samples_, seconds_);
+  const Rate rate = this->rate();
   double total_samples = 0, total_seconds = 0;
   for (size_t i = 0; i < seconds_.size(); ++i) total_samples += samples_[i], total_seconds += seconds_[i];
   nlohmann::json throughput = {{"unit", unit_ + "/s"},
                                {"samples", total_samples},
                                {"seconds", total_seconds}};
   if (total_seconds > 0) {
-    throughput["samples_per_s"] = rate.value;
-    throughput["ci95"] = {rate.ci95_low, rate.ci95_high};
+    throughput["samples_per_s"] = rate.estimate.value;
+    throughput["ci95"] = {rate.estimate.ci95_low, rate.estimate.ci95_high};
+    throughput["ci95_over"] = rate.interval_over;
   } else {
     throughput["samples_per_s"] = nullptr;
     throughput["not_available"] = "no measured iteration completed";
   }
-  // Per repetition, so drift between windows is visible.
+  // Per repetition: the unit of the interval and of `tbd compare`.
+  const RepetitionTotals totals = per_repetition(samples_, seconds_, repetition_);
   nlohmann::json reps = nlohmann::json::array();
-  int max_rep = repetition_.empty() ? -1 : repetition_.back();
-  for (int rep = 0; rep <= max_rep; ++rep) {
-    double n = 0, t = 0;
-    int64_t count = 0;
-    for (size_t i = 0; i < seconds_.size(); ++i)
-      if (repetition_[i] == rep) n += samples_[i], t += seconds_[i], ++count;
-    reps.push_back({{"iterations", count}, {"seconds", t}, {"samples", n},
+  std::vector<double> rates;
+  for (size_t rep = 0; rep < totals.seconds.size(); ++rep) {
+    const double n = totals.samples[rep], t = totals.seconds[rep];
+    if (t > 0) rates.push_back(n / t);
+    reps.push_back({{"iterations", static_cast<int64_t>(totals.iterations[rep])}, {"seconds", t}, {"samples", n},
                     {"samples_per_s", t > 0 ? nlohmann::json(n / t) : nlohmann::json(nullptr)}});
   }
   throughput["repetitions"] = reps;
+  throughput["repetition_cv"] = rates.size() >= 2 ? nlohmann::json(stddev_of(rates) / mean_of(rates))
+                                                  : nlohmann::json(nullptr);
   result["throughput"] = throughput;
 }
 
 std::vector<std::pair<std::string, std::string>> TimeProbe::summary_lines() const {
   if (seconds_.empty()) return {{"throughput", "not available: no measured iteration completed"}};
   const Summary s = summarize(seconds_);
-  const RatioEstimate rate = ratio_of_totals(samples_, seconds_);
-  std::string ci = s.n >= 2 ? fmt::format("  (95% CI {:.4g} – {:.4g})", rate.ci95_low, rate.ci95_high)
-                            : std::string("  (one iteration: no interval)");
+  const Rate rate = this->rate();
+  std::string ci;
+  if (rate.units < 2)
+    ci = "  (one iteration: no interval)";
+  else if (rate.interval_over == "repetitions")
+    ci = fmt::format("  (95% CI {:.4g} – {:.4g} across {} repetitions)", rate.estimate.ci95_low,
+                     rate.estimate.ci95_high, rate.units);
+  else
+    ci = fmt::format("  (95% CI {:.4g} – {:.4g} across iterations of one repetition: run-to-run noise not "
+                     "included; use --repeat)",
+                     rate.estimate.ci95_low, rate.estimate.ci95_high);
   std::vector<std::pair<std::string, std::string>> lines = {
-      {"throughput", fmt::format("{:.4g} {}/s{}", rate.value, unit_, ci)},
+      {"throughput", fmt::format("{:.4g} {}/s{}", rate.estimate.value, unit_, ci)},
       {"iteration", fmt::format("median {:.4g} ms  mean {:.4g} ms  sd {:.3g} ms  p5 {:.4g}  p95 {:.4g} ms  n={}",
                                 s.median * 1e3, s.mean * 1e3, s.stddev * 1e3, s.p5 * 1e3,
                                 s.p95 * 1e3, s.n)},

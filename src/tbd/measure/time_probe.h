@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tbd/measure/probe.h"
+#include "tbd/measure/statistics.h"
 
 namespace tbd {
 
@@ -17,6 +18,12 @@ class TimeProbe : public Probe {
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
  private:
+  struct Rate {
+    RatioEstimate estimate;
+    std::string interval_over;  // "repetitions" or "iterations"
+    int64_t units = 0;          // how many of them
+  };
+  Rate rate() const;
   std::string unit_;
   std::vector<double> seconds_, samples_;
   std::vector<double> device_seconds_;  // CUDA-event times, CUDA runs only

@@ -1,0 +1,109 @@
+// The last step of a run: the tbd.result/1 document and the summary lines,
+// from what the session's steps recorded (docs/metrics.md lists every key).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tbd/measure/run_session.h"
+#include "tbd/measure/timing_conditions.h"
+
+namespace tbd {
+namespace {
+
+nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+// Declared settings with the values setup() resolved laid over them.
+std::map<std::string, std::string> recorded_settings(const Session& s) {
+  auto values = s.settings.values();
+  for (const auto& [key, value] : s.workload->resolved_settings()) values[key] = value;
+  return values;
+}
+
+nlohmann::json workload_section(const Session& s) {
+  const WorkloadInfo& info = s.workload->info();
+  nlohmann::json options = to_json(s.options);
+  options["workload"] = info.name;
+  return {{"name", info.name},
+          {"domain", info.domain},
+          {"model", s.workload->model_title(s.settings)},
+          {"dataset", info.dataset},
+          {"sample_unit", info.sample_unit},
+          {"batch_unit", batch_unit_of(info)},
+          {"default_batch", info.default_batch},
+          {"options", options},
+          {"settings", recorded_settings(s)},
+          {"configuration", s.workload->configuration()}};
+}
+
+// In a distributed run the headline is the global throughput; the time
+// probe's own line is rank 0's.
+void headline_global_throughput(const Session& s, std::vector<std::pair<std::string, std::string>>& lines) {
+  if (!s.distributed.is_object()) return;
+  for (auto& [label, text] : lines)
+    if (label == "throughput") label = "rank 0";
+  const std::string unit = s.workload->info().sample_unit;
+  lines.insert(lines.begin(), {"throughput", fmt::format("{:.4g} {}/s across {} ranks (sum of every rank's timed "
+                                                         "throughput; global batch {})",
+                                                         s.distributed["global_samples_per_s"].get<double>(), unit,
+                                                         s.options.world_size,
+                                                         s.options.batch_size * s.options.world_size)});
+}
+
+}  // namespace
+
+RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
+  nlohmann::json result;
+  result["schema"] = "tbd.result/1";
+  result["created_utc"] = s.created_utc;
+  result["environment"] = s.environment;
+  result["workload"] = workload_section(s);
+  result["partial"] = s.partial;
+  result["warmup"] = {{"iterations", s.warmup.iterations},
+                      {"mode", s.options.warmup_auto ? "auto" : "fixed"},
+                      {"ended_by", s.warmup.ended_by},
+                      {"seconds", s.warmup.seconds}};
+  const ParameterSet state = s.workload->state();
+  result["model"] = {{"parameters", state.parameter_count()},
+                     {"trainable_parameters", state.trainable_parameter_count()}};
+  result["loss"] = {{"first_measured", number_or_null(s.first_loss)}, {"last_measured", number_or_null(s.last_loss)}};
+  if (s.scaler)
+    result["loss_scaling"] = {{"final_scale", s.scaler->current_scale()},
+                              {"optimizer_steps", s.scaler->steps()},
+                              {"skipped_steps", s.scaler->skipped_steps()}};
+  if (!s.workload_metrics.is_null()) result["workload_metrics"] = s.workload_metrics;
+  nlohmann::json analysis_names = nlohmann::json::array();
+  for (auto* p : s.analysis_probes) analysis_names.push_back(p->name());
+  result["instrumented"] = {{"iterations", s.instrumented_iterations},
+                            {"probes", analysis_names},
+                            {"note", "iterations after the timed windows in which the analysis probes ran; "
+                                     "they are in no time statistic"}};
+  if (s.conditions_start && s.conditions_end)
+    result["timing_conditions"] = timing_conditions(*s.conditions_start, *s.conditions_end);
+  if (s.distributed.is_object()) result["distributed"] = s.distributed;
+  if (!s.trace.is_null()) result["trace"] = s.trace;
+
+  RunOutcome outcome;
+  if (s.workload_metrics.is_object() && s.workload_metrics.contains("summary"))
+    outcome.summary.push_back({s.workload->info().name, s.workload_metrics["summary"].get<std::string>()});
+  result["probes"] = nlohmann::json::array();
+  // The time probe comes first (make_probes), so its sections exist when the
+  // others contribute.
+  for (auto& p : s.probes) {
+    result["probes"].push_back(p->name());
+    p->contribute(result);
+    for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
+  }
+  headline_global_throughput(s, outcome.summary);
+  if (result.contains("trace"))
+    outcome.summary.push_back({"trace", result["trace"]["file"].get<std::string>() + " (" +
+                                            std::to_string(trace.iterations) +
+                                            " iterations after the timed windows; open in Perfetto)"});
+  result["warnings"] = noise_warnings(result);
+  for (const auto& w : result["warnings"]) outcome.summary.push_back({"warning", w.get<std::string>()});
+  outcome.result = std::move(result);
+  outcome.partial = s.partial;
+  outcome.rank = s.options.rank;
+  return outcome;
+}
+
+}  // namespace tbd

@@ -1,0 +1,72 @@
+// Everything one run holds while the runner's steps pass it along (runner.cpp)
+// and the result is assembled from it (run_result.cpp). Internal to measure/.
+#pragma once
+
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/grad_scaler.h"
+#include "tbd/core/options.h"
+#include "tbd/core/phases.h"
+#include "tbd/core/settings.h"
+#include "tbd/core/workload.h"
+#include "tbd/dist/gradient_reducer.h"
+#include "tbd/dist/process_group.h"
+#include "tbd/measure/device.h"
+#include "tbd/measure/probe.h"
+#include "tbd/measure/runner.h"
+#include "tbd/measure/timing_conditions.h"
+
+namespace tbd {
+
+struct WarmupRecord {
+  int64_t iterations = 0;
+  std::string ended_by = "count";  // count | settled | cap | interrupted
+  double seconds = 0;
+};
+
+struct Session {
+  RunOptions options;  // resolved: batch size, threads, rank and world size filled in
+  c10::Device device{c10::kCPU};
+  std::unique_ptr<Workload> owned_workload;  // from the registry; absent when the caller lends one
+  Workload* workload = nullptr;
+  Settings settings;
+  std::vector<std::unique_ptr<Probe>> probes;
+  std::vector<Probe*> timed_probes, analysis_probes;
+  std::unique_ptr<RunContext> context;
+  // The timed windows' Phases has no listeners (no probe callback in a timed
+  // step); the instrumented iterations' one notifies the analysis probes.
+  std::unique_ptr<Phases> phases, instrumented_phases;
+  std::unique_ptr<ProcessGroup> group;       // distributed runs only
+  std::unique_ptr<GradientReducer> reducer;  // distributed runs only
+  std::unique_ptr<GradScaler> scaler;        // fp16 runs only
+  std::optional<DeviceTimer> device_timer;   // its CUDA events are reused every iteration
+
+  // What the steps found out.
+  nlohmann::json environment;
+  std::string created_utc;
+  WarmupRecord warmup;
+  bool partial = false;  // interrupted before the timed windows completed
+  TimedFigures timed;
+  double first_loss = NAN, last_loss = NAN;
+  int64_t instrumented_iterations = 0;
+  std::optional<ConditionSnapshot> conditions_start, conditions_end;
+  nlohmann::json trace;             // the --trace file's description, or null
+  nlohmann::json workload_metrics;  // Workload::measurement(), or null
+  nlohmann::json distributed;       // rank 0 of a distributed run: every rank's throughput
+
+  // A decision every rank must share (stop warming up, stop measuring): the
+  // largest value any rank proposes. One tiny all-reduce per call when distributed.
+  int agreed(int local) { return group ? group->max_across_ranks(local) : local; }
+};
+
+// Assembles the tbd.result/1 document and the summary lines (run_result.cpp).
+RunOutcome assemble_result(Session& s, const TraceRequest& trace);
+
+}  // namespace tbd
