@@ -35,8 +35,11 @@ std::vector<std::string> quick_options(const std::string& workload) {
   };
   std::vector<std::string> args = {"--scale", "tiny"};
   if (auto it = table.find(workload); it != table.end()) args = it->second;
-  // Three repetitions, so compare has a unit-to-unit spread to judge with.
-  args.insert(args.end(), {"--warmup", "2", "--iters", "3", "--repeat", "3", "--probes", preset_probes()});
+  // Three repetitions, so compare has a unit-to-unit spread to judge with;
+  // 2 warm-up + 3 × 2 timed + 2 instrumented iterations: as many as the
+  // preset ran before the windows were split (2 + 8).
+  args.insert(args.end(), {"--warmup", "2", "--iters", "2", "--repeat", "3", "--instrument-iters", "2", "--probes",
+                           preset_probes()});
   return args;
 }
 
