@@ -29,7 +29,7 @@ namespace {
 struct RunArgs {
   RunOptions options;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = join_commas(default_probes());
-  std::string overlap = "on";
+  std::string overlap = "on", optimizer_impl = "fused";
   std::vector<std::string> settings;
   bool batch_size_given = false;
   TraceRequest trace;
@@ -44,6 +44,7 @@ RunOptions resolve(const RunArgs& args) {
   if (args.batch_size_given && o.batch_size < 1)
     throw UsageError("--batch-size must be at least 1, got " + std::to_string(o.batch_size));
   o.precision = parse_precision(args.precision);
+  o.optimizer_impl = parse_optimizer_impl(args.optimizer_impl);
   o.scale = parse_scale(args.scale);
   if (args.warmup == "auto") {
     o.warmup_auto = true;
@@ -88,6 +89,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
   auto* batch = cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
   cmd->add_option("--precision", a->precision, "fp32, tf32 (CUDA), bf16 (autocast) or fp16 (autocast, CUDA)")
+      ->capture_default_str();
+  cmd->add_option("--optimizer-impl", a->optimizer_impl,
+                  "Optimizer step: fused (ATen's fused kernels), foreach (multi-tensor ops) or loop "
+                  "(LibTorch's per-parameter step); an ablation switch")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
   cmd->add_option("--scale", a->scale, "full (published model), small, or tiny (for tests)")

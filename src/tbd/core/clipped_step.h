@@ -1,5 +1,7 @@
 // The update of workloads that clip gradients: clip to a global norm, then
 // step, both inside the optimizer phase (clipping is part of the update).
+// With a multi-tensor optimizer (optim/fast_optimizers.h) the clipping is
+// multi-tensor as well.
 #pragma once
 
 #include <vector>

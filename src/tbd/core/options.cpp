@@ -41,6 +41,22 @@ Precision parse_precision(const std::string& text) {
   throw UsageError("--precision must be fp32, tf32, bf16 or fp16, got '" + text + "'");
 }
 
+const char* to_string(OptimizerImpl impl) {
+  switch (impl) {
+    case OptimizerImpl::fused: return "fused";
+    case OptimizerImpl::foreach: return "foreach";
+    case OptimizerImpl::loop: return "loop";
+  }
+  return "?";
+}
+
+OptimizerImpl parse_optimizer_impl(const std::string& text) {
+  if (text == "fused") return OptimizerImpl::fused;
+  if (text == "foreach") return OptimizerImpl::foreach;
+  if (text == "loop") return OptimizerImpl::loop;
+  throw UsageError("--optimizer-impl must be fused, foreach or loop, got '" + text + "'");
+}
+
 void validate(const RunOptions& o) {
   if (o.batch_size < 0)
     throw UsageError("--batch-size must be a positive integer (or omitted for the default), got " +
@@ -79,6 +95,7 @@ nlohmann::json to_json(const RunOptions& o) {
   j["device"] = o.device;
   j["batch_size"] = o.batch_size;
   j["precision"] = to_string(o.precision);
+  j["optimizer_impl"] = to_string(o.optimizer_impl);
   j["threads"] = o.threads;
   j["scale"] = to_string(o.scale);
   j["settings"] = o.settings;

@@ -15,16 +15,25 @@ enum class Scale { full, small, tiny };
 // bf16 / fp16: autocast, fp16 with loss scaling (CUDA).
 enum class Precision { fp32, tf32, bf16, fp16 };
 
+// How optimizers step (src/tbd/optim/fast_optimizers.h): fused: ATen's fused
+// kernels where they exist (SGD, Adam, AdamW), the foreach ops otherwise
+// (RMSprop); foreach: the multi-tensor _foreach_* ops; loop: LibTorch's own
+// per-parameter step. The ablation switch of docs/workloads.md#optimizers.
+enum class OptimizerImpl { fused, foreach, loop };
+
 const char* to_string(Scale s);
 const char* to_string(Precision p);
+const char* to_string(OptimizerImpl impl);
 Scale parse_scale(const std::string& text);          // throws UsageError
 Precision parse_precision(const std::string& text);  // throws UsageError
+OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 
 struct RunOptions {
   std::string workload;
   std::string device = "cpu";  // cpu | cuda | cuda:N
   int64_t batch_size = 0;      // 0: the workload's default
   Precision precision = Precision::fp32;
+  OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
   int threads = 0;  // intra-op threads; 0: LibTorch's default
   Scale scale = Scale::full;
   std::map<std::string, std::string> settings;  // --set key=value, validated by the workload

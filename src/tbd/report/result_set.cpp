@@ -87,7 +87,9 @@ std::string key(const nlohmann::json& r, bool with_batch) {
   std::ostringstream k;
   k << r["workload"]["name"].get<std::string>() << " scale=" << o.value("scale", "?");
   if (with_batch) k << " batch=" << o.value("batch_size", 0LL);
-  k << " precision=" << o.value("precision", "?") << " device=" << o.value("device", "?")
+  // Results written before --optimizer-impl existed stepped with LibTorch's loop.
+  k << " precision=" << o.value("precision", "?") << " optimizer=" << o.value("optimizer_impl", "loop")
+    << " device=" << o.value("device", "?")
     << " data=" << (o.value("data", "synthetic") == "synthetic" ? "synthetic" : "real")
     << " settings=[" << settings_text(r) << "] world=" << world_size_of(r);
   return k.str();
@@ -140,6 +142,7 @@ std::string configuration_label(const nlohmann::json& r) {
   std::string label = r["workload"]["name"].get<std::string>() + " " + o.value("scale", "?") + " b" +
                       std::to_string(o.value("batch_size", 0LL)) + " " + o.value("precision", "?");
   if (const std::string device = o.value("device", "cpu"); device != "cpu") label += fmt::format(" {}", device);
+  if (const std::string impl = o.value("optimizer_impl", "loop"); impl != "fused") label += " optimizer=" + impl;
   if (!o["settings"].empty()) {
     for (const auto& [k, v] : o["settings"].items())
       label += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());

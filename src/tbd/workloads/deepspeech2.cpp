@@ -16,6 +16,7 @@
 #include "tbd/data/librispeech.h"
 #include "tbd/data/spectrogram.h"
 #include "tbd/nn/deepspeech2.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -82,9 +83,9 @@ class DeepSpeech2 final : public Workload {
     model_ = nn::DeepSpeech2(shape_.model);
     model_->to(device);
     model_->train();
-    optimizer_ = std::make_unique<torch::optim::SGD>(
+    optimizer_ = make_sgd(
         model_->parameters(),
-        torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true));
+        torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true), options.optimizer_impl);
   }
 
   Batch next_batch() override {

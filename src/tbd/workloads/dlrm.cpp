@@ -17,6 +17,7 @@
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/criteo.h"
 #include "tbd/nn/dlrm.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -80,8 +81,8 @@ class DLRM final : public Workload {
                   "(e.g. 1000000), or use --scale small");
     }
     model_->train();
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                     torch::optim::SGDOptions(settings.real("lr")));
+    optimizer_ = make_sgd(model_->parameters(),
+                                                     torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
     if (!options.data_path.empty()) {
       // Rank r of W reads the file's data lines r, r+W, ...
       real_data_.emplace(options.data_path, config_.table_sizes, options.batch_size,

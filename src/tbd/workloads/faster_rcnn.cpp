@@ -13,6 +13,7 @@
 #include "tbd/data/synthetic_detection.h"
 #include "tbd/data/voc_batches.h"
 #include "tbd/nn/faster_rcnn.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -116,10 +117,10 @@ class FasterRcnnWorkload final : public Workload {
     std::vector<torch::Tensor> trainable;
     for (auto& p : model_->parameters())
       if (p.requires_grad()) trainable.push_back(p);
-    optimizer_ = std::make_unique<torch::optim::SGD>(
+    optimizer_ = make_sgd(
         trainable, torch::optim::SGDOptions(lr_)
                        .momentum(settings.real("momentum"))
-                       .weight_decay(settings.real("weight_decay")));
+                       .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
   Batch next_batch() override {

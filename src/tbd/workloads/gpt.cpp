@@ -16,6 +16,7 @@
 #include "tbd/data/byte_text.h"
 #include "tbd/data/synthetic_text.h"
 #include "tbd/nn/gpt.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -92,7 +93,7 @@ class GptWorkload final : public Workload {
                                    torch::optim::AdamWOptions(defaults).weight_decay(settings.real("weight_decay"))));
     groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
                                       torch::optim::AdamWOptions(defaults).weight_decay(0.0)));
-    optimizer_ = std::make_unique<torch::optim::AdamW>(std::move(groups), defaults);
+    optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 
   Batch next_batch() override {

@@ -12,6 +12,7 @@
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/inception3.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -102,12 +103,12 @@ class Inception3 final : public Workload {
     lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / kLrBatch;
     // LibTorch's RMSprop adds ε outside the square root (TensorFlow's inside);
     // with ε = 1 both damp steps of small gradients alike.
-    optimizer_ = std::make_unique<torch::optim::RMSprop>(
+    optimizer_ = make_rmsprop(
         model_->parameters(), torch::optim::RMSpropOptions(lr_)
                                   .alpha(settings.real("decay"))
                                   .eps(settings.real("epsilon"))
                                   .momentum(settings.real("momentum"))
-                                  .weight_decay(settings.real("weight_decay")));
+                                  .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
   Batch next_batch() override {

@@ -13,6 +13,7 @@
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/movielens.h"
 #include "tbd/nn/neumf.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -68,8 +69,8 @@ class NCF final : public Workload {
     model_ = nn::NeuMF(config_);
     model_->to(device);
     model_->train();
-    optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(),
-                                                      torch::optim::AdamOptions(settings.real("lr")));
+    optimizer_ = make_adam(model_->parameters(),
+                                                      torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
   }
 
   Batch next_batch() override {

@@ -12,6 +12,7 @@
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/resnet.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -85,10 +86,10 @@ class ResNet50 final : public Workload {
     model_->to(device);
     model_->train();
     lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 256.0;
-    optimizer_ = std::make_unique<torch::optim::SGD>(
+    optimizer_ = make_sgd(
         model_->parameters(), torch::optim::SGDOptions(lr_)
                                   .momentum(settings.real("momentum"))
-                                  .weight_decay(settings.real("weight_decay")));
+                                  .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
   Batch next_batch() override {

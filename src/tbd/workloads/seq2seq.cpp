@@ -16,6 +16,7 @@
 #include "tbd/data/synthetic_text.h"
 #include "tbd/data/translation_batches.h"
 #include "tbd/nn/seq2seq.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -90,8 +91,8 @@ class Seq2SeqWorkload final : public Workload {
     model_->to(device);
     model_->train();
     max_gradient_norm_ = settings.real("max_gradient_norm");
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                     torch::optim::SGDOptions(settings.real("lr")));
+    optimizer_ = make_sgd(model_->parameters(),
+                                                     torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
   }
 
   Batch next_batch() override {

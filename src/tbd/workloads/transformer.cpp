@@ -16,6 +16,7 @@
 #include "tbd/data/synthetic_text.h"
 #include "tbd/data/translation_batches.h"
 #include "tbd/nn/transformer.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -102,8 +103,8 @@ class TransformerWorkload final : public Workload {
     warmup_steps_ = settings.integer("warmup_steps");
     lr_factor_ = settings.real("lr_factor");
     label_smoothing_ = settings.real("label_smoothing");
-    optimizer_ = std::make_unique<torch::optim::Adam>(
-        model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9));
+    optimizer_ = make_adam(
+        model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9), options.optimizer_impl);
   }
 
   Batch next_batch() override {

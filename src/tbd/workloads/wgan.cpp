@@ -21,6 +21,7 @@
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/wgan_resnet.h"
+#include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -102,8 +103,8 @@ class Wgan final : public Workload {
     critic_->train();
     const auto adam = torch::optim::AdamOptions(settings.real("lr"))
                           .betas({settings.real("beta1"), settings.real("beta2")});
-    generator_optimizer_ = std::make_unique<torch::optim::Adam>(generator_->parameters(), adam);
-    critic_optimizer_ = std::make_unique<torch::optim::Adam>(critic_->parameters(), adam);
+    generator_optimizer_ = make_adam(generator_->parameters(), adam, options.optimizer_impl);
+    critic_optimizer_ = make_adam(critic_->parameters(), adam, options.optimizer_impl);
   }
 
   Batch next_batch() override {

@@ -1,0 +1,161 @@
+// The fused and foreach optimizer steps against LibTorch's reference
+// optimizers: the same weights after several steps, to float32 rounding, for
+// every option the workloads use; the same state for the memory probe; and
+// one-pass clipping against clip_grad_norm_.
+#include <gtest/gtest.h>
+
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/utils/clip_grad.h>
+
+#include <functional>
+
+#include "tbd/core/error.h"
+#include "tbd/core/parameter_set.h"
+#include "tbd/optim/fast_optimizers.h"
+
+namespace tbd {
+namespace {
+
+using Make = std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor>, OptimizerImpl)>;
+
+// Parameters of several shapes (a matrix, a vector, a 4-D kernel), the same
+// values on both sides.
+std::vector<torch::Tensor> parameters(uint64_t seed) {
+  torch::manual_seed(static_cast<int64_t>(seed));
+  std::vector<torch::Tensor> p = {torch::randn({7, 5}), torch::randn({5}), torch::randn({3, 2, 3, 3})};
+  for (auto& t : p) t.requires_grad_(true);
+  return p;
+}
+
+// `steps` steps with the same pseudo-random gradients on both sides; the
+// largest relative difference of the weights at the end.
+double max_difference(const Make& make, OptimizerImpl impl, int steps = 12) {
+  auto reference = parameters(1), candidate = parameters(1);
+  auto ref_opt = make(reference, OptimizerImpl::loop);
+  auto cand_opt = make(candidate, impl);
+  torch::manual_seed(99);
+  for (int s = 0; s < steps; ++s) {
+    for (size_t i = 0; i < reference.size(); ++i) {
+      const auto g = torch::randn_like(reference[i]);
+      reference[i].mutable_grad() = g.clone();
+      candidate[i].mutable_grad() = g.clone();
+    }
+    ref_opt->step();
+    cand_opt->step();
+  }
+  double worst = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const auto diff = (reference[i] - candidate[i]).abs().max().item<double>();
+    worst = std::max(worst, diff / std::max(1e-3, reference[i].abs().max().item<double>()));
+  }
+  // The optimizer state is LibTorch's own layout, so the memory probe reads it alike.
+  ParameterSet a, b;
+  a.add(*ref_opt);
+  b.add(*cand_opt);
+  EXPECT_EQ(a.optimizer_state.size(), b.optimizer_state.size());
+  return worst;
+}
+
+void expect_equivalent(const Make& make, const char* what) {
+  for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach})
+    EXPECT_LT(max_difference(make, impl), 2e-5) << what << " " << to_string(impl);
+}
+
+TEST(FastOptimizers, SgdMatchesLibTorch) {
+  using O = torch::optim::SGDOptions;
+  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
+  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
+                    "momentum + weight decay (resnet50, faster_rcnn)");
+  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.9).nesterov(true), impl); },
+                    "nesterov (deepspeech2)");
+  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.8).dampening(0.3), impl); },
+                    "dampening");
+}
+
+TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) {
+  using A = torch::optim::AdamOptions;
+  using W = torch::optim::AdamWOptions;
+  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
+  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2).betas({0.9, 0.98}).eps(1e-9), impl); },
+                    "adam (transformer)");
+  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2).weight_decay(0.01).amsgrad(true), impl); },
+                    "adam, L2 decay, amsgrad");
+  expect_equivalent(
+      [](auto p, auto impl) {
+        return make_adamw({torch::optim::OptimizerParamGroup(p)}, W(6e-3).betas({0.9, 0.95}).weight_decay(0.1), impl);
+      },
+      "adamw (gpt)");
+}
+
+TEST(FastOptimizers, RmspropMatchesLibTorch) {
+  using R = torch::optim::RMSpropOptions;
+  expect_equivalent(
+      [](auto p, auto impl) { return make_rmsprop(p, R(0.01).alpha(0.9).eps(1.0).momentum(0.9).weight_decay(4e-5), impl); },
+      "inception3's");
+  expect_equivalent([](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
+}
+
+TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) {
+  // gpt: decay on matrices, none on vectors, in one optimizer.
+  const auto make = [](std::vector<torch::Tensor> p, OptimizerImpl impl) -> std::unique_ptr<torch::optim::Optimizer> {
+    using W = torch::optim::AdamWOptions;
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(std::vector<torch::Tensor>{p[0], p[2]}, std::make_unique<W>(W(1e-2).weight_decay(0.1)));
+    groups.emplace_back(std::vector<torch::Tensor>{p[1]}, std::make_unique<W>(W(1e-2).weight_decay(0.0)));
+    return make_adamw(groups, W(1e-2), impl);
+  };
+  expect_equivalent(make, "two groups");
+}
+
+TEST(FastOptimizers, SparseGradientsKeepTheirSparsePath) {
+  // dlrm: embedding bags with sparse gradients, plain SGD.
+  for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach}) {
+    torch::manual_seed(3);
+    torch::nn::Embedding a(torch::nn::EmbeddingOptions(10, 4).sparse(true)), b(torch::nn::EmbeddingOptions(10, 4).sparse(true));
+    b->weight.data().copy_(a->weight.data());
+    auto oa = make_sgd(a->parameters(), torch::optim::SGDOptions(0.5), OptimizerImpl::loop);
+    auto ob = make_sgd(b->parameters(), torch::optim::SGDOptions(0.5), impl);
+    const auto ids = torch::tensor({1, 3, 3, 7}, torch::kLong);
+    for (int s = 0; s < 3; ++s) {
+      a->forward(ids).pow(2).sum().backward();
+      b->forward(ids).pow(2).sum().backward();
+      ASSERT_TRUE(b->weight.grad().is_sparse());
+      oa->step();
+      ob->step();
+      oa->zero_grad();
+      ob->zero_grad();
+    }
+    EXPECT_TRUE(torch::allclose(a->weight, b->weight, 1e-6, 1e-7)) << to_string(impl);
+  }
+}
+
+TEST(FastOptimizers, ClippingInOnePassMatchesClipGradNorm) {
+  auto a = parameters(5), b = parameters(5);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto g = torch::randn_like(a[i]) * 10;
+    a[i].mutable_grad() = g.clone();
+    b[i].mutable_grad() = g.clone();
+  }
+  const double norm_a = torch::nn::utils::clip_grad_norm_(a, 1.0);
+  const double norm_b = clip_gradients(b, 1.0).item<double>();
+  EXPECT_NEAR(norm_a, norm_b, 1e-4 * norm_a);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::allclose(a[i].grad(), b[i].grad(), 1e-5, 1e-7));
+  // Below the bound nothing changes.
+  const auto before = b[0].grad().clone();
+  clip_gradients(b, 1e6);
+  EXPECT_TRUE(torch::allclose(before, b[0].grad(), 1e-6, 0));
+}
+
+TEST(FastOptimizers, TheImplementationIsNamedAndChecked) {
+  EXPECT_EQ(parse_optimizer_impl("foreach"), OptimizerImpl::foreach);
+  EXPECT_STREQ(to_string(OptimizerImpl::fused), "fused");
+  EXPECT_THROW(parse_optimizer_impl("apex"), UsageError);
+  // loop is LibTorch's own class; the others are multi-tensor steps.
+  auto p = parameters(1);
+  EXPECT_EQ(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::loop).get()), nullptr);
+  EXPECT_NE(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::fused).get()), nullptr);
+}
+
+}  // namespace
+}  // namespace tbd
