@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <memory>
+#include <vector>
 
 #include "test_util.h"
 #include "tbd/core/error.h"
@@ -68,8 +69,9 @@ TEST(MovieLens, HeaderMustBeMovieLensColumnsInOrder) {
   TempDir dir;
   // Letter case and spaces aside, the header is MovieLens's.
   EXPECT_EQ(MovieLensRatings(write_text(dir, "ok.csv", "UserID, MovieID ,Rating,Timestamp\n1,2,3,4\n")).size(), 1);
-  for (const std::string& header : {"movieId,userId,rating,timestamp", "userId,movieId,timestamp,rating",
-                                   "user,item,rating,timestamp", "userId,movieId,rating", "a,b,c,d,e"}) {
+  for (const std::string& header : std::vector<std::string>{"movieId,userId,rating,timestamp",
+                                                           "userId,movieId,timestamp,rating", "user,item,rating,timestamp",
+                                                           "userId,movieId,rating", "a,b,c,d,e"}) {
     const auto path = write_text(dir, "swapped.csv", header + "\n50,7,4.0,100\n");
     const std::string e = error_of<Error>([&] { MovieLensRatings r(path); });
     EXPECT_NE(e.find(path + ":1: header '" + header + "' is not the MovieLens ratings header "
