@@ -16,13 +16,13 @@ trap 'rm -rf "$work"' EXIT
 for w in $workloads; do
   for p in $(seq 1 "$pairs"); do
     for side in a b; do
-      "$tbd" run "$w" --scale small --threads 2 --quiet --out "$work/$w-$p-$side.json"
+      "$tbd" run "$w" --scale small --threads 2 $([ "$w" = resnet50 ] && echo --batch-size 8) --quiet --out "$work/$w-$p-$side.json"
     done
     "$tbd" compare "$work/$w-$p-a.json" "$work/$w-$p-b.json" --json > "$work/$w-$p.cmp.json" 2>/dev/null || true
   done
 done
-"$tbd" run resnet50 --scale small --threads 1 --quiet --out "$work/ab-t1.json"
-"$tbd" run resnet50 --scale small --threads 2 --quiet --out "$work/ab-t2.json"
+"$tbd" run resnet50 --scale small --batch-size 8 --threads 1 --quiet --out "$work/ab-t1.json"
+"$tbd" run resnet50 --scale small --batch-size 8 --threads 2 --quiet --out "$work/ab-t2.json"
 "$tbd" compare "$work/ab-t2.json" "$work/ab-t1.json" --ab > "$work/ab.txt" 2>&1 || true
 
 python3 - "$work" "$pairs" $workloads <<'PY'

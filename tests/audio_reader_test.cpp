@@ -2,6 +2,7 @@
 // written with libsndfile's own writer (write_audio), then read back. Built
 // without libsndfile, only the "says so" test runs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -98,6 +99,97 @@ TEST(AudioFile, CorruptAndTruncatedFilesNameTheFile) {
   EXPECT_NE(e.find("missing.flac"), std::string::npos) << e;
 }
 
+// A 16 kHz mono 16-bit WAV written byte by byte: `samples` samples of data,
+// a data chunk that declares `declared` bytes, and optionally an odd-sized
+// LIST chunk (padded to even) before it.
+std::vector<uint8_t> wav_bytes(uint32_t samples, uint32_t declared, bool list_chunk = false) {
+  std::vector<uint8_t> b;
+  const auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto u16 = [&](uint16_t v) { for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto tag = [&](const char* t) { b.insert(b.end(), t, t + 4); };
+  tag("RIFF");
+  u32(0);  // patched below
+  tag("WAVE");
+  tag("fmt ");
+  u32(16);
+  u16(1);  // PCM
+  u16(1);
+  u32(16000);
+  u32(32000);
+  u16(2);
+  u16(16);
+  if (list_chunk) {
+    tag("LIST");
+    u32(5);
+    tag("INFO");
+    b.push_back('x');
+    b.push_back(0);  // the pad byte of an odd-sized chunk
+  }
+  tag("data");
+  u32(declared);
+  for (uint32_t i = 0; i < samples; ++i) u16(static_cast<uint16_t>((i * 37) % 2000));
+  const uint32_t riff = static_cast<uint32_t>(b.size() - 8);
+  for (int i = 0; i < 4; ++i) b[4 + i] = static_cast<uint8_t>(riff >> (8 * i));
+  return b;
+}
+
+TEST(AudioFile, WavWhoseDataChunkRunsPastTheEndIsRefused) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  // libsndfile alone would read the 1000 samples that are there and say nothing.
+  testing::write_bytes(dir / "cut.wav", wav_bytes(1000, 100000));
+  std::string e = error_of<Error>([&] { read_audio(dir / "cut.wav", 16000); });
+  EXPECT_NE(e.find(dir / "cut.wav" + ": truncated WAV: its data chunk declares 100000 bytes but the file ends "
+                                     "after 2000"), std::string::npos) << e;
+  testing::write_bytes(dir / "cut_list.wav", wav_bytes(1000, 2002, true));
+  e = error_of<Error>([&] { read_audio(dir / "cut_list.wav", 16000); });
+  EXPECT_NE(e.find(dir / "cut_list.wav" + ": truncated WAV"), std::string::npos) << e;
+  // A WAV file that libsndfile wrote, cut short by a failed copy.
+  write_tone(dir / "tone.wav", kWav, 16000, 0.5);
+  std::filesystem::resize_file(dir / "tone.wav", std::filesystem::file_size(dir / "tone.wav") - 1000);
+  e = error_of<Error>([&] { read_audio(dir / "tone.wav", 16000); });
+  EXPECT_NE(e.find(dir / "tone.wav" + ": truncated WAV: its data chunk declares 16000 bytes"), std::string::npos) << e;
+
+  // Complete files, a chunk before the data, and the "length unknown" of streaming writers read as before.
+  testing::write_bytes(dir / "ok.wav", wav_bytes(1000, 2000));
+  testing::write_bytes(dir / "list.wav", wav_bytes(1000, 2000, true));
+  testing::write_bytes(dir / "stream.wav", wav_bytes(1000, 0xFFFFFFFFu));
+  for (const char* name : {"ok.wav", "list.wav", "stream.wav"}) {
+    const auto samples = read_audio(dir / name, 16000);
+    ASSERT_EQ(samples.size(), 1000u) << name;
+    EXPECT_NEAR(samples[1], 37.0 / 32768, 1e-7) << name;
+  }
+}
+
+TEST(AudioFile, EmptyAndHeaderOnlyFlacSayWhatIsWrong) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  testing::write_bytes(dir / "empty.flac", {});
+  std::string e = error_of<Error>([&] { read_audio(dir / "empty.flac", 16000); });
+  EXPECT_NE(e.find(dir / "empty.flac" + ": the file is empty (0 bytes)"), std::string::npos) << e;
+  // The FLAC header (fLaC, STREAMINFO and the other metadata blocks) without a single audio frame.
+  write_tone(dir / "t.flac", kFlac, 16000, 0.5);
+  std::ifstream in(dir / "t.flac", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = 4;
+  for (bool last = false; !last && at + 4 <= bytes.size();) {
+    last = bytes[at] & 0x80;
+    at += 4 + (size_t{bytes[at + 1]} << 16 | size_t{bytes[at + 2]} << 8 | bytes[at + 3]);
+  }
+  ASSERT_LT(at, bytes.size());
+  bytes.resize(at);
+  testing::write_bytes(dir / "header.flac", bytes);
+  e = error_of<Error>([&] { read_audio(dir / "header.flac", 16000); });
+  EXPECT_NE(e.find(dir / "header.flac" + ": holds no audio frames"), std::string::npos) << e;
+  EXPECT_EQ(e.find("No Error"), std::string::npos) << e;
+  // The same header claiming an unknown length (total samples 0): read to the end, still nothing.
+  bytes[8 + 13] &= 0xF0;
+  for (int k = 1; k <= 4; ++k) bytes[8 + 13 + k] = 0;
+  testing::write_bytes(dir / "unknown.flac", bytes);
+  e = error_of<Error>([&] { read_audio(dir / "unknown.flac", 16000); });
+  EXPECT_NE(e.find(dir / "unknown.flac" + ": holds no audio frames"), std::string::npos) << e;
+}
+
 // LibriSpeech layout: speaker/chapter/speaker-chapter.trans.txt beside the audio.
 void write_corpus(const TempDir& dir) {
   write_tone(dir / "19/198/19-198-0000.flac", kFlac, 16000, 0.4);
@@ -152,6 +244,16 @@ TEST(LibriSpeech, BadTranscriptsNameFileAndLine) {
             std::string::npos);
   EXPECT_NE(error_of<UsageError>([&] { LibriSpeechFolder f(empty / "nowhere"); }).find("no such folder"),
             std::string::npos);
+}
+
+TEST(LibriSpeech, SymlinkLoopNamesThePath) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  write_corpus(dir);
+  const std::string loop = dir / "19/198/loop.trans.txt";
+  ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+  const std::string e = error_of<Error>([&] { LibriSpeechFolder f(dir.path().string()); });
+  EXPECT_NE(e.find(loop + ": a loop of symbolic links"), std::string::npos) << e;
 }
 
 TEST(LibriSpeech, UnreadableAudioNamesTheFileWhenBatched) {

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -124,6 +125,21 @@ TEST(ByteText, RejectsBadFilesNamingFileAndLine) {
   EXPECT_NE(error_of<Error>([&] { TokenWindows(tokens, 2, 32, 1, 1, dir / "short.txt"); })
                 .find("fewer than one window of 33"),
             std::string::npos);
+}
+
+TEST(ByteText, DevicesAndSymlinkLoopsAreNamedForWhatTheyAre) {
+  // /dev/null exists: "no such file" would send the user looking for a typo.
+  std::string e = error_of<UsageError>([] { read_byte_tokens("/dev/null", 511); });
+  EXPECT_NE(e.find("--data /dev/null: not a regular file (a device, pipe or socket)"), std::string::npos) << e;
+  EXPECT_EQ(e.find("no such file"), std::string::npos) << e;
+  TempDir dir;
+  testing::write_bytes(dir / "docs/a.txt", {'o', 'k'});
+  const std::string loop = dir / "docs/loop.txt";
+  ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+  for (const std::string& path : {dir / "docs", loop}) {
+    e = error_of<Error>([&] { read_byte_tokens(path, 511); });
+    EXPECT_NE(e.find(loop + ": a loop of symbolic links"), std::string::npos) << e;
+  }
 }
 
 TEST(ByteText, GptTrainsOnATextFile) {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "test_util.h"
 #include "workload_steps.h"
@@ -79,6 +81,31 @@ TEST(ImageFolder, RejectsMissingAndEmptyFolders) {
             std::string::npos);
   std::filesystem::create_directories(dir / "cat");
   EXPECT_NE(error_of<UsageError>([&] { ImageFolder(dir.path().string()); }).find("no .jpg"), std::string::npos);
+}
+
+TEST(ImageFolder, EmptyClassFolderIsRefusedNotCounted) {
+  TempDir dir;
+  write_folder(dir);
+  std::filesystem::create_directories(dir / "bird");  // sorts first: it would take label 0 from cat
+  const std::string e = error_of<UsageError>([&] { ImageFolder(dir.path().string()); });
+  EXPECT_NE(e.find("class folder " + dir / "bird" + " holds no .jpg/.jpeg files"), std::string::npos) << e;
+  EXPECT_NE(e.find("add its images or move the folder out of"), std::string::npos) << e;
+  // A folder holding only files of other kinds is just as empty.
+  testing::write_bytes(dir / "bird/notes.txt", {'x'});
+  EXPECT_NE(error_of<UsageError>([&] { ImageFolder(dir.path().string()); }).find(dir / "bird" + " holds no"),
+            std::string::npos);
+}
+
+TEST(ImageFolder, SymlinkLoopNamesThePath) {
+  TempDir dir;
+  write_folder(dir);
+  for (const std::string& loop : {dir / "loop", dir / "cat/loop.jpg"}) {
+    ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+    const std::string e = error_of<Error>([&] { ImageFolder(dir.path().string()); });
+    EXPECT_NE(e.find(loop + ": a loop of symbolic links"), std::string::npos) << e;
+    EXPECT_EQ(e.find("filesystem error"), std::string::npos) << e;
+    std::filesystem::remove(loop);
+  }
 }
 
 TEST(ImageFolderBatches, ProducesNormalisedAugmentedBatchesCoveringEveryImage) {

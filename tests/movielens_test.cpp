@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <memory>
+#include <vector>
 
 #include "test_util.h"
 #include "tbd/core/error.h"
@@ -62,6 +63,33 @@ TEST(MovieLens, MalformedLinesNameFileAndLine) {
     const std::string e = error_of<Error>([&] { MovieLensRatings r(path); });
     EXPECT_NE(e.find(path + message), std::string::npos) << e;
   }
+}
+
+TEST(MovieLens, HeaderMustBeMovieLensColumnsInOrder) {
+  TempDir dir;
+  // Letter case and spaces aside, the header is MovieLens's.
+  EXPECT_EQ(MovieLensRatings(write_text(dir, "ok.csv", "UserID, MovieID ,Rating,Timestamp\n1,2,3,4\n")).size(), 1);
+  for (const std::string& header : std::vector<std::string>{"movieId,userId,rating,timestamp",
+                                                           "userId,movieId,timestamp,rating", "user,item,rating,timestamp",
+                                                           "userId,movieId,rating", "a,b,c,d,e"}) {
+    const auto path = write_text(dir, "swapped.csv", header + "\n50,7,4.0,100\n");
+    const std::string e = error_of<Error>([&] { MovieLensRatings r(path); });
+    EXPECT_NE(e.find(path + ":1: header '" + header + "' is not the MovieLens ratings header "
+                     "userId,movieId,rating,timestamp"), std::string::npos) << e;
+  }
+}
+
+TEST(MovieLens, FolderOrDeviceIsNamedForWhatItIs) {
+  TempDir dir;
+  std::string e = error_of<UsageError>([&] { MovieLensRatings r(dir.path().string()); });
+  EXPECT_NE(e.find("--data " + dir.path().string() + " is a folder; ncf reads one MovieLens ratings file"),
+            std::string::npos) << e;
+  EXPECT_EQ(e.find("no ratings"), std::string::npos) << e;
+  write_text(dir, "ratings.csv", "1,2,3,4\n");
+  e = error_of<UsageError>([&] { MovieLensRatings r(dir.path().string()); });
+  EXPECT_NE(e.find("give --data " + dir / "ratings.csv"), std::string::npos) << e;
+  e = error_of<UsageError>([&] { MovieLensRatings r("/dev/null"); });
+  EXPECT_NE(e.find("--data /dev/null: not a regular file"), std::string::npos) << e;
 }
 
 TEST(MovieLens, EmptyOrMissingFilesAreRefused) {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "test_util.h"
@@ -68,8 +70,30 @@ TEST(Vocabulary, RejectsMalformedFilesNamingFileAndLine) {
   EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "blank"); }), "blank:2: empty line"));
   write_text(dir / "utf", "a\nb\xFE\n");
   EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "utf"); }), "utf:2: invalid UTF-8"));
-  write_text(dir / "empty", "");
-  EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "empty"); }), "empty: the file is empty"));
+  // An empty vocabulary file says so, not "expected one sentence per line".
+  write_text(dir / "vocab.en", "");
+  const std::string e = error_of<Error>([&] { Vocabulary::from_file(dir / "vocab.en"); });
+  EXPECT_TRUE(contains(e, dir / "vocab.en" + ": the vocabulary file is empty; it must hold one token per line")) << e;
+  EXPECT_FALSE(contains(e, "sentence")) << e;
+}
+
+TEST(ParallelText, EmptyVocabularyFileAndSymlinkLoopsNameThePath) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  write_text(dir / "train.en", "a b\nc\n");
+  write_text(dir / "train.vi", "x\ny\n");
+  write_text(dir / "vocab.vi", "");
+  std::string e = error_of<Error>([&] { read_parallel_text(d, {}); });
+  EXPECT_TRUE(contains(e, d + "/vocab.vi: the vocabulary file is empty")) << e;
+  std::filesystem::remove(dir / "vocab.vi");
+  ASSERT_EQ(::symlink((dir / "vocab.vi").c_str(), (dir / "vocab.vi").c_str()), 0);
+  e = error_of<Error>([&] { read_parallel_text(d, {}); });
+  EXPECT_TRUE(contains(e, d + "/vocab.vi: a loop of symbolic links")) << e;
+  std::filesystem::remove(dir / "vocab.vi");
+  ASSERT_EQ(::symlink((dir / "train.de").c_str(), (dir / "train.de").c_str()), 0);
+  e = error_of<Error>([&] { read_parallel_text(d, {}); });
+  EXPECT_TRUE(contains(e, d + "/train.de: a loop of symbolic links")) << e;
+  EXPECT_FALSE(contains(e, "filesystem error")) << e;
 }
 
 TEST(ParallelText, ReadsLineAlignedFilesWithVocabFiles) {

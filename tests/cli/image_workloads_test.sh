@@ -51,6 +51,18 @@ for w in inception3 wgan; do
   [ ! -e "$WORK/$w-bad.json" ] || fail "$w: a failed run left a result file"
 done
 
+# An empty class folder would count as a class: refused, naming the folder (exit 2, a layout mistake).
+rm "$WORK/images/dog/cut.jpg"
+mkdir "$WORK/images/bird"
+expect_exit 2 "class folder .*images/bird holds no .jpg/.jpeg files; every sub-folder counts as a class" -- \
+  run inception3 "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/images"
+rmdir "$WORK/images/bird"
+# A loop of symbolic links: a tbd error naming the path, not a filesystem exception.
+ln -s "$WORK/images/cat/loop.jpg" "$WORK/images/cat/loop.jpg"
+expect_exit 1 "tbd: error: .*images/cat/loop.jpg: a loop of symbolic links" -- \
+  run inception3 "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/images"
+rm "$WORK/images/cat/loop.jpg"
+
 # Bad usage: exit 2 naming the setting.
 expect_exit 2 "bad value 'maybe' for setting aux" -- run inception3 --set aux=maybe
 expect_exit 2 "bad value '0' for setting critic_iters" -- run wgan --set critic_iters=0

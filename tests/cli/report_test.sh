@@ -2,8 +2,10 @@
 # ops sections at three batch sizes, a scale file, a sweep file with an
 # out-of-memory point, a suite index with a failure, a stray trace): Markdown
 # and HTML have every section; the HTML opens in headless chromium without
-# errors and every chart draws. Exit 77 (skipped, reason printed) when
-# chromium is not installed; scripts/setup installs it.
+# errors and every chart draws, also when a workload name carries markup.
+# Results with a field of the wrong type or a symbolic-link loop are named.
+# Exit 77 (skipped, reason printed) when chromium is not installed;
+# scripts/setup installs it.
 source "$(dirname "$0")/lib.sh"
 
 fixture="$WORK/results"
@@ -106,6 +108,47 @@ grep -q "Chart.js v4" "$html" || fail "report.html does not inline Chart.js"
 charts=$(grep -o '<canvas id="chart-' "$html" | wc -l)
 [ "$charts" -ge 7 ] || fail "report.html has $charts charts, expected at least 7"
 
+# Hostile text in result files: a workload name that closes the chart data's
+# script element and opens an HTML comment, Markdown that would start a
+# heading, raw HTML and table pipes. The reports escape it all.
+hostile="$WORK/hostile"
+python3 - "$fixture" "$hostile" <<'PY'
+import json, os, sys
+fixture, root = sys.argv[1], sys.argv[2]
+os.makedirs(root)
+for b in (1, 2, 4):
+    r = json.load(open(f"{fixture}/sweep/bs-{b}.json"))
+    r["workload"]["name"] = "</script><!--<script>alert(1)</script>\n# Injected & <b>bold</b> | cell"
+    r["environment"]["os"]["hostname"] = "=cmd|' /C calc'!A0\n## Owned"
+    json.dump(r, open(f"{root}/bs-{b}.json", "w"))
+PY
+expect_exit 0 "wrote" -- report "$hostile" --format md --out "$WORK/hostile.md"
+grep -nE '^#+ (Injected|Owned)' "$WORK/hostile.md" && fail "a name with a newline injected a Markdown heading"
+grep -n '<script\|<b>' "$WORK/hostile.md" && fail "raw HTML from a result file reached report.md"
+grep -q '&lt;/script&gt;&lt;!--&lt;script&gt;alert(1)&lt;/script&gt; # Injected &amp; &lt;b&gt;bold&lt;/b&gt; \\| cell' "$WORK/hostile.md" \
+  || fail "report.md does not show the hostile name escaped: $(grep -m1 Injected "$WORK/hostile.md")"
+hostile_html="$WORK/hostile.html"
+expect_exit 0 "wrote" -- report "$hostile" --format html --out "$hostile_html"
+hostile_charts=$(grep -o '<canvas id="chart-' "$hostile_html" | wc -l)
+[ "$hostile_charts" -ge 4 ] || fail "hostile.html has $hostile_charts charts, expected at least 4"
+
+# A result whose field has the wrong JSON type: report and compare name the file and the field.
+mkdir -p "$WORK/typed"
+python3 - "$fixture/suite/ncf.json" "$WORK/typed/ncf.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["workload"]["options"]["batch_size"] = "256"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect_exit 1 "typed/ncf.json: field 'workload.options.batch_size' must be an integer, found \"256\" \(a string\)" -- \
+  report "$WORK/typed"
+expect_exit 2 "typed/ncf.json: field 'workload.options.batch_size' must be an integer" -- \
+  compare "$fixture/suite/ncf.json" "$WORK/typed/ncf.json"
+# A loop of symbolic links in the folder: named, not "filesystem error".
+ln -s "$WORK/typed/loop.json" "$WORK/typed/loop.json"
+rm "$WORK/typed/ncf.json"
+expect_exit 1 "typed/loop.json: a loop of symbolic links" -- report "$WORK/typed"
+
 if [ "$FAILURES" -gt 0 ]; then finish; fi
 browser="$(command -v chromium || command -v chromium-browser || true)"
 if [ -z "$browser" ]; then
@@ -113,10 +156,13 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 # The page marks what it drew; --dump-dom prints the DOM after the load event.
-"$browser" --headless --no-sandbox --disable-gpu --no-first-run --virtual-time-budget=5000 \
-  --enable-logging=stderr --v=0 --dump-dom "file://$html" > "$WORK/dom.html" 2> "$WORK/browser.log"
-grep -q 'data-charts-expected=' "$WORK/dom.html" || fail "chromium did not run the page's script: $(tail -5 "$WORK/browser.log")"
-python3 - "$WORK/dom.html" "$charts" <<'PY' || fail "the report did not render cleanly in chromium"
+# check_rendered HTML CHARTS: chromium ran the page, drew every chart, saw no error.
+check_rendered() {
+  local html="$1" charts="$2" dom="$WORK/dom-$(basename "$1").html" log="$WORK/browser-$(basename "$1").log"
+  "$browser" --headless --no-sandbox --disable-gpu --no-first-run --virtual-time-budget=5000 \
+    --enable-logging=stderr --v=0 --dump-dom "file://$html" > "$dom" 2> "$log"
+  grep -q 'data-charts-expected=' "$dom" || { fail "chromium did not run the script of $html: $(tail -5 "$log")"; return; }
+  python3 - "$dom" "$charts" <<'PY' || fail "$html did not render cleanly in chromium"
 import re, sys
 dom = open(sys.argv[1]).read()
 expected = int(sys.argv[2])
@@ -132,5 +178,9 @@ if not ok:
     sys.exit(1)
 print(f"chromium: {expected} charts rendered, no errors")
 PY
-grep -E 'Uncaught|CONSOLE.*(Error|error)' "$WORK/browser.log" && fail "chromium logged script errors (above)"
+  grep -E 'Uncaught|CONSOLE.*(Error|error)' "$log" && fail "chromium logged script errors on $html (above)"
+}
+check_rendered "$html" "$charts"
+# The hostile name: every chart still draws (unescaped, "<!--<script>" swallowed the drawing code).
+check_rendered "$hostile_html" "$hostile_charts"
 finish

@@ -32,6 +32,14 @@ json_check "$WORK/ml.json" 'r["workload"]["configuration"]["users"] == 2 and r["
 printf '1,31,2.5,1260759144\n1;1029;3.0;1260759179\n' > "$WORK/bad.csv"
 expect_exit 1 "bad.csv:2: expected 4 comma-separated fields" -- run ncf "${tiny[@]}" --data "$WORK/bad.csv"
 expect_exit 2 "no such file" -- run ncf "${tiny[@]}" --data "$WORK/none.csv"
+# Columns in another order than MovieLens's: refused naming the expected header.
+printf 'movieId,userId,rating,timestamp\n31,1,2.5,1260759144\n' > "$WORK/swapped.csv"
+expect_exit 1 "swapped.csv:1: header 'movieId,userId,rating,timestamp' is not the MovieLens ratings header userId,movieId,rating,timestamp" -- \
+  run ncf "${tiny[@]}" --data "$WORK/swapped.csv"
+# A folder is named as one, with the file it should have been.
+mkdir -p "$WORK/ml-20m" && cp "$WORK/ratings.csv" "$WORK/ml-20m/ratings.csv"
+expect_exit 2 "ml-20m is a folder; ncf reads one MovieLens ratings file .*give --data .*ml-20m/ratings.csv" -- \
+  run ncf "${tiny[@]}" --data "$WORK/ml-20m"
 
 # Criteo TSV: empty fields are allowed, a malformed line stops the run.
 python3 - "$WORK" <<'PY'
@@ -78,6 +86,18 @@ expect_exit 0 "throughput" -- run deepspeech2 "${tiny[@]}" --batch-size 2 --data
 json_check "$WORK/speech.json" 'abs(r["workload"]["configuration"]["audio_seconds_per_utterance"] - 0.35) < 1e-9'
 expect_exit 1 "1-2-0000.wav: sample rate 8000 Hz, but 16000 Hz is needed" -- \
   run deepspeech2 "${tiny[@]}" --batch-size 1 --data "$WORK/phone"
+# A WAV cut short (its data chunk runs past the end of the file): exit 1 naming it, no result.
+cp -r "$WORK/speech" "$WORK/cut"
+truncate -s -2000 "$WORK/cut/1/2/1-2-0001.wav"
+expect_exit 1 "1-2-0001.wav: truncated WAV: its data chunk declares 9600 bytes but the file ends after 7600" -- \
+  run deepspeech2 "${tiny[@]}" --batch-size 2 --data "$WORK/cut" --out "$WORK/cut.json"
+[ ! -e "$WORK/cut.json" ] || fail "a run on a truncated WAV left a result file"
+# An empty FLAC says it is empty, not "(No Error.)".
+cp -r "$WORK/speech" "$WORK/emptyflac"
+rm "$WORK/emptyflac/1/2/1-2-0001.wav" && : > "$WORK/emptyflac/1/2/1-2-0001.flac"
+expect_exit 1 "1-2-0001.flac: the file is empty \(0 bytes\)" -- run deepspeech2 "${tiny[@]}" --batch-size 2 --data "$WORK/emptyflac"
+out="$("$TBD" run deepspeech2 "${tiny[@]}" --batch-size 2 --data "$WORK/emptyflac" 2>&1)"
+echo "$out" | grep -q "No Error" && fail "empty FLAC still says No Error: $out"
 printf '1-2-0000 HELLO 4EVER\n' > "$WORK/speech/1/2/1-2.trans.txt"
 expect_exit 1 "1-2.trans.txt:1: character '4'" -- run deepspeech2 "${tiny[@]}" --data "$WORK/speech"
 

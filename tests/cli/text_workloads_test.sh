@@ -61,5 +61,14 @@ printf 'line one\nline \xc3\n' > "$WORK/bad.txt"
 expect_exit 1 "bad.txt:2: invalid UTF-8" -- run gpt "${tiny[@]}" --data "$WORK/bad.txt"
 : > "$WORK/empty.txt"
 expect_exit 1 "empty.txt: the file is empty" -- run gpt "${tiny[@]}" --data "$WORK/empty.txt"
+# /dev/null exists: not "no such file", but what it is.
+expect_exit 2 "/dev/null: not a regular file" -- run gpt "${tiny[@]}" --data /dev/null
+out="$("$TBD" run gpt "${tiny[@]}" --data /dev/null 2>&1)"
+echo "$out" | grep -q "no such file" && fail "gpt --data /dev/null says 'no such file': $out"
+# An empty vocabulary file says it is the vocabulary that is empty.
+cp -r "$WORK/iwslt" "$WORK/emptyvocab"
+: > "$WORK/emptyvocab/vocab.vi"
+expect_exit 1 "vocab.vi: the vocabulary file is empty; it must hold one token per line" -- \
+  run seq2seq "${tiny[@]}" --data "$WORK/emptyvocab"
 
 finish

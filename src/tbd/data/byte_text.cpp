@@ -6,6 +6,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
+#include "tbd/data/dataset_paths.h"
 #include "tbd/data/text_lines.h"
 
 namespace tbd {
@@ -15,19 +16,27 @@ namespace {
 
 std::vector<std::string> document_files(const std::string& path) {
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return {path};
-  if (!fs::is_directory(path, ec))
-    throw UsageError("--data " + path + ": no such file or folder; give a text file or a folder of them");
+  switch (path_kind(path)) {
+    case PathKind::regular: return {path};
+    case PathKind::directory: break;
+    case PathKind::missing:
+      throw UsageError("--data " + path + ": no such file or folder; give a text file or a folder of them");
+    case PathKind::other:
+      throw UsageError("--data " + path + ": not a regular file (a device, pipe or socket) and not a folder; "
+                       "give a text file or a folder of them");
+  }
   std::vector<std::string> files;
-  for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator();
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.empty() && name[0] == '.') {
-      if (it->is_directory()) it.disable_recursion_pending();
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      ec.clear();
       continue;
     }
-    if (it->is_regular_file()) files.push_back(it->path().string());
+    if (entry_kind(*it) == PathKind::regular) files.push_back(it->path().string());
   }
+  if (ec) throw Error("--data " + path + ": cannot list the folder (" + ec.message() + ")");
   std::sort(files.begin(), files.end());
   if (files.empty()) throw UsageError("--data " + path + ": the folder holds no files");
   return files;

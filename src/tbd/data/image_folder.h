@@ -11,7 +11,8 @@ namespace tbd {
 class ImageFolder {
  public:
   // Throws UsageError when the folder is missing, has no class folders, or
-  // holds no JPEG file.
+  // a class folder holds no JPEG file (it would still count as a class);
+  // Error naming the path for a loop of symbolic links.
   explicit ImageFolder(const std::string& root);
 
   int64_t size() const { return static_cast<int64_t>(files_.size()); }

@@ -6,6 +6,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/data/audio_file.h"
+#include "tbd/data/dataset_paths.h"
 #include "tbd/data/spectrogram.h"
 
 namespace tbd {
@@ -39,7 +40,7 @@ void read_transcript(const fs::path& file, std::vector<Utterance>& out) {
     }
     for (const char* ext : {".flac", ".wav"}) {
       const fs::path audio = file.parent_path() / (id + ext);
-      if (fs::exists(audio)) {
+      if (path_kind(audio) != PathKind::missing) {
         u.audio_path = audio.string();
         break;
       }
@@ -53,14 +54,17 @@ void read_transcript(const fs::path& file, std::vector<Utterance>& out) {
 }  // namespace
 
 LibriSpeechFolder::LibriSpeechFolder(const std::string& root) {
-  if (!fs::is_directory(root)) throw UsageError("--data " + root + ": no such folder");
+  if (path_kind(root) != PathKind::directory) throw UsageError("--data " + root + ": no such folder");
   if (!audio_support_built())
     throw UsageError("--data " + root + ": tbd was built without libsndfile, so FLAC/WAV audio "
                      "cannot be read; install libsndfile1-dev and rebuild (scripts/setup)");
   std::vector<fs::path> transcripts;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file() && ends_with(entry.path().filename().string(), ".trans.txt"))
-      transcripts.push_back(entry.path());
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (ends_with(it->path().filename().string(), ".trans.txt") && entry_kind(*it) == PathKind::regular)
+      transcripts.push_back(it->path());
+  if (ec) throw Error("--data " + root + ": cannot list the folder (" + ec.message() + ")");
   std::sort(transcripts.begin(), transcripts.end());  // a stable order, whatever the file system
   for (const auto& t : transcripts) read_transcript(t, utterances_);
   if (utterances_.empty())

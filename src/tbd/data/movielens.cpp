@@ -1,8 +1,10 @@
 #include "tbd/data/movielens.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <unordered_map>
 
@@ -10,6 +12,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
+#include "tbd/data/dataset_paths.h"
 
 namespace tbd {
 namespace {
@@ -42,6 +45,22 @@ bool parse_real(const std::string& s) {
   return *end == '\0';
 }
 
+constexpr const char* kHeader = "userId,movieId,rating,timestamp";
+
+// MovieLens's header, letter case and surrounding spaces aside.
+bool is_ratings_header(const std::vector<std::string>& fields) {
+  static const char* expected[] = {"userid", "movieid", "rating", "timestamp"};
+  if (fields.size() != 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    std::string f = fields[i];
+    f.erase(0, f.find_first_not_of(" \t\""));
+    f.erase(f.find_last_not_of(" \t\"") + 1);
+    std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (f != expected[i]) return false;
+  }
+  return true;
+}
+
 // Dense indices 0..n-1 for the distinct raw ids, in increasing raw order.
 int64_t densify(std::vector<int64_t>& ids) {
   std::vector<int64_t> distinct = ids;
@@ -57,8 +76,22 @@ int64_t densify(std::vector<int64_t>& ids) {
 }  // namespace
 
 MovieLensRatings::MovieLensRatings(const std::string& path) {
+  switch (path_kind(path)) {
+    case PathKind::regular: break;
+    case PathKind::missing:
+      throw UsageError("--data " + path + ": no such file (expected a MovieLens ratings.csv)");
+    case PathKind::directory: {
+      const std::string inside = (std::filesystem::path(path) / "ratings.csv").string();
+      throw UsageError("--data " + path + " is a folder; ncf reads one MovieLens ratings file (" + kHeader +
+                       " lines), such as " + inside +
+                       (path_kind(inside) == PathKind::regular ? ": give --data " + inside : std::string()));
+    }
+    case PathKind::other:
+      throw UsageError("--data " + path + ": not a regular file (a device, pipe or socket); expected a MovieLens "
+                       "ratings.csv");
+  }
   std::ifstream in(path);
-  if (!in) throw UsageError("--data " + path + ": no such file (expected a MovieLens ratings.csv)");
+  if (!in) throw UsageError("--data " + path + ": cannot be opened (expected a MovieLens ratings.csv)");
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -66,7 +99,13 @@ MovieLensRatings::MovieLensRatings(const std::string& path) {
     const auto f = split(line, ',');
     const std::string where = path + ":" + std::to_string(number);
     int64_t user = 0, item = 0, timestamp = 0;
-    if (number == 1 && !f.empty() && !parse_int(f[0], user)) continue;  // the header
+    if (number == 1 && !f.empty() && !parse_int(f[0], user)) {  // a header: its columns must be MovieLens's
+      if (!is_ratings_header(f))
+        throw Error(where + ": header '" + line + "' is not the MovieLens ratings header " + kHeader +
+                    "; ncf reads user, item, rating and timestamp in that column order: reorder the columns "
+                    "to match, or correct the header");
+      continue;
+    }
     if (f.size() != 4)
       throw Error(where + ": expected 4 comma-separated fields `user,item,rating,timestamp`, got " +
                   std::to_string(f.size()));

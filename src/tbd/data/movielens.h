@@ -19,9 +19,11 @@ namespace tbd {
 
 class MovieLensRatings {
  public:
-  // Reads the whole file. An optional header line (`userId,movieId,...`) is
-  // skipped. Throws UsageError for a missing file and Error naming file and
-  // line for a malformed line; Error for a file without ratings.
+  // Reads the whole file. An optional header line is checked to be
+  // MovieLens's `userId,movieId,rating,timestamp` (any letter case) and
+  // skipped. Throws UsageError for a missing file, a folder or a device;
+  // Error naming file and line for another header or a malformed line; Error
+  // for a file without ratings.
   explicit MovieLensRatings(const std::string& path);
 
   int64_t users() const { return users_; }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "tbd/core/error.h"
+#include "tbd/data/dataset_paths.h"
 #include "tbd/data/text_lines.h"
 
 namespace tbd {
@@ -14,15 +15,16 @@ namespace {
 // The languages X of DIR/train.X, sorted.
 std::vector<std::string> training_languages(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
+  if (path_kind(dir) != PathKind::directory)
     throw UsageError("--data " + dir + ": no such folder; give a folder with train.SRC and "
                      "train.TGT (one sentence per line)");
   std::vector<std::string> languages;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.rfind("train.", 0) == 0 && name.size() > 6)
+    if (name.rfind("train.", 0) == 0 && name.size() > 6 && entry_kind(entry) == PathKind::regular)
       languages.push_back(name.substr(6));
   }
+  if (ec) throw Error("--data " + dir + ": cannot list the folder (" + ec.message() + ")");
   std::sort(languages.begin(), languages.end());
   if (languages.size() != 2) {
     std::string found;
@@ -36,8 +38,7 @@ std::vector<std::string> training_languages(const std::string& dir) {
 std::shared_ptr<const Vocabulary> vocabulary(const std::string& file,
                                              const std::vector<const std::vector<std::string>*>& text,
                                              int64_t max_size) {
-  std::error_code ec;
-  if (fs::is_regular_file(file, ec)) return std::make_shared<const Vocabulary>(Vocabulary::from_file(file));
+  if (path_kind(file) == PathKind::regular) return std::make_shared<const Vocabulary>(Vocabulary::from_file(file));
   return std::make_shared<const Vocabulary>(Vocabulary::from_text(text, max_size));
 }
 

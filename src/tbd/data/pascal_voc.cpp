@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "tbd/core/error.h"
+#include "tbd/data/dataset_paths.h"
 #include "tbd/data/jpeg.h"
 
 namespace tbd {
@@ -105,12 +106,11 @@ VocAnnotation parse_voc_annotation(const std::string& xml_path, const std::strin
 }
 
 PascalVoc::PascalVoc(const std::string& root, const std::string& split) : root_(root) {
-  std::error_code ec;
   const std::string layout = "expected ROOT/JPEGImages/, ROOT/Annotations/*.xml and ROOT/ImageSets/Main/" +
                              split + ".txt (e.g. VOCdevkit/VOC2007)";
-  if (!fs::is_directory(root, ec)) throw UsageError("--data " + root + ": no such folder; " + layout);
+  if (path_kind(root) != PathKind::directory) throw UsageError("--data " + root + ": no such folder; " + layout);
   for (const char* sub : {"JPEGImages", "Annotations"})
-    if (!fs::is_directory(fs::path(root) / sub, ec))
+    if (path_kind(fs::path(root) / sub) != PathKind::directory)
       throw UsageError("--data " + root + ": no " + sub + "/ folder; " + layout);
   const fs::path split_file = fs::path(root) / "ImageSets" / "Main" / (split + ".txt");
   std::ifstream in(split_file);
@@ -126,11 +126,11 @@ PascalVoc::PascalVoc(const std::string& root, const std::string& split) : root_(
       throw Error(split_file.string() + ":" + std::to_string(line_number) + ": '" + id +
                   "' is not an image id (one id per line, no paths or flags)");
     const fs::path image = fs::path(root) / "JPEGImages" / (id + ".jpg");
-    if (!fs::is_regular_file(image, ec))
+    if (path_kind(image) != PathKind::regular)
       throw Error(split_file.string() + ":" + std::to_string(line_number) + ": image " + image.string() +
                   " is missing; restore it or remove the id from the split file");
     const fs::path xml = fs::path(root) / "Annotations" / (id + ".xml");
-    if (!fs::is_regular_file(xml, ec))
+    if (path_kind(xml) != PathKind::regular)
       throw Error(split_file.string() + ":" + std::to_string(line_number) + ": annotation " + xml.string() +
                   " is missing; restore it or remove the id from the split file");
     annotations_.push_back(parse_voc_annotation(xml.string(), id));

@@ -1,6 +1,7 @@
 #include "tbd/data/vocabulary.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 #include "tbd/data/text_lines.h"
 
 namespace tbd {
+namespace fs = std::filesystem;
 
 Vocabulary::Vocabulary(std::vector<std::string> tokens) {
   std::vector<std::string> missing;
@@ -26,6 +28,10 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens) {
 }
 
 Vocabulary Vocabulary::from_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec)
+    throw Error(path + ": the vocabulary file is empty; it must hold one token per line: fill it, or remove it "
+                "to have the vocabulary built from the training text");
   const auto lines = read_text_lines(path);
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < lines.size(); ++i) {

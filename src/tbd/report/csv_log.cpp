@@ -25,11 +25,29 @@ std::string text_at(const nlohmann::json& j, std::initializer_list<const char*> 
   return node->dump();
 }
 
+// A whole JSON-style number: -?digits[.digits][e[+-]digits].
+bool is_plain_number(const std::string& s) {
+  size_t i = s[0] == '-' ? 1 : 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 std::string join(const std::vector<std::string>& cells) {
   std::string line;
   for (size_t i = 0; i < cells.size(); ++i) {
     if (i) line += ',';
-    line += csv_escape(cells[i]);
+    line += csv_escape(csv_neutralise(cells[i]));
   }
   return line + "\n";
 }
@@ -44,6 +62,17 @@ const std::vector<std::string>& csv_columns() {
       "throughput_unit", "cpu_utilisation", "flops_utilisation", "peak_memory_bytes", "parameters", "libtorch",
       "cpu_model",   "hostname",        "tbd_revision"};
   return columns;
+}
+
+std::string csv_neutralise(const std::string& cell) {
+  if (cell.empty()) return cell;
+  switch (cell[0]) {
+    case '=': case '+': case '-': case '@': case '\t': case '\r':
+      if (is_plain_number(cell)) return cell;  // -0.5 is a number, not a formula
+      return "'" + cell;
+    default:
+      return cell;
+  }
 }
 
 std::string csv_escape(const std::string& cell) {

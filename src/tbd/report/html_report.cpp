@@ -36,6 +36,34 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+}  // namespace
+
+std::string json_for_script(const nlohmann::json& j) {
+  // Invalid UTF-8 in a result file (a hand-edited name) becomes U+FFFD rather than an exception.
+  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    // These occur only inside JSON strings, where \uXXXX stands for the same character.
+    const char c = text[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (text.compare(i, 3, "\u2028") == 0 || text.compare(i, 3, "\u2029") == 0) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";  // line and paragraph separators, UTF-8 E2 80 A8/A9
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
 // NaN becomes null, which Chart.js leaves as a gap.
 nlohmann::json value(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -75,9 +103,7 @@ std::string Page::html(const std::string& title) const {
   std::string js(chart_js_source());
   // The source map is not shipped; without this line nothing even tries to fetch it.
   if (auto at = js.rfind("//# sourceMappingURL="); at != std::string::npos) js.erase(at);
-  std::string data = nlohmann::json(charts_).dump();
-  // Inside <script>, "</" could end the element; "<\/" is the same JSON string.
-  for (size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 3)) data.replace(at, 2, "<\\/");
+  const std::string data = json_for_script(nlohmann::json(charts_));
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape(title)
       << "</title>\n<style>\n"

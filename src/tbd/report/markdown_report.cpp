@@ -10,16 +10,34 @@
 
 namespace tbd {
 
+std::string markdown_text(const std::string& s) {
+  std::string e;
+  bool in_break = false;  // a run of line breaks and other control characters becomes one space
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') {
+      if (!in_break) e += ' ';
+      in_break = true;
+      continue;
+    }
+    in_break = false;
+    switch (c) {
+      case '|': e += "\\|"; break;  // a table cell delimiter
+      case '\\': e += "\\\\"; break;
+      case '&': e += "&amp;"; break;
+      case '<': e += "&lt;"; break;
+      case '>': e += "&gt;"; break;
+      default: e += c;
+    }
+  }
+  return e;
+}
+
 std::string render_markdown(const ReportModel& m) {
   std::ostringstream out;
-  const auto cell = [](const std::string& s) {
-    std::string e;
-    for (char c : s) e += c == '|' ? std::string("\\|") : std::string(1, c);
-    return e;
-  };
+  const auto cell = [](const std::string& s) { return markdown_text(s); };
   out << "# tbd report: " << cell(m.source) << "\n\n";
   out << "Machines:\n\n";
-  for (const auto& e : m.environments) out << "- " << e << "\n";
+  for (const auto& e : m.environments) out << "- " << cell(e) << "\n";
   if (m.environments.empty()) out << "- not available: no result file\n";
 
   out << "\n## Runs\n\n";
@@ -30,19 +48,19 @@ std::string render_markdown(const ReportModel& m) {
         << "|---|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& r : m.runs)
       out << fmt::format("| {}{} | {} {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label), r.partial ? " (partial)" : "",
-                         format_number(r.throughput), r.unit, format_ms(r.median_s), format_percent(r.cv),
+                         format_number(r.throughput), cell(r.unit), format_ms(r.median_s), format_percent(r.cv),
                          format_percent(r.cpu), format_percent(r.flops), format_bytes(r.peak_bytes), cell(r.file));
   }
   if (!m.not_run.empty()) {
     out << "\n## Failed, out-of-memory and skipped runs\n\n| run | status | error | recorded in |\n|---|---|---|---|\n";
     for (const auto& n : m.not_run)
-      out << fmt::format("| {} | {} | {} | {} |\n", cell(n.what), n.status, cell(n.error), cell(n.file));
+      out << fmt::format("| {} | {} | {} | {} |\n", cell(n.what), cell(n.status), cell(n.error), cell(n.file));
   }
 
   out << "\n## Throughput and utilisation against batch size\n\n";
   if (m.sweeps.empty()) out << "Not available: " << kNoSweepReason << ".\n";
   for (const auto& s : m.sweeps) {
-    out << "### " << cell(s.label) << "\n\n| batch | throughput (" << s.unit
+    out << "### " << cell(s.label) << "\n\n| batch | throughput (" << cell(s.unit)
         << ") | CPU util. | FLOP/s of peak | peak memory |\n|---:|---:|---:|---:|---:|\n";
     for (const auto& p : s.points)
       out << fmt::format("| {} | {} | {} | {} | {} |\n", p.batch, format_number(p.throughput), format_percent(p.cpu),
@@ -52,7 +70,7 @@ std::string render_markdown(const ReportModel& m) {
   for (const auto& s : m.sweep_files) {
     out << fmt::format("Sweep {} ({}): largest batch size that fits: {}{}.\n\n", cell(s.workload), cell(s.file),
                        s.largest_fit > 0 ? std::to_string(s.largest_fit) : "none",
-                       s.stopped_by.empty() ? "" : "; stopped: " + s.stopped_by);
+                       s.stopped_by.empty() ? "" : "; stopped: " + cell(s.stopped_by));
   }
 
   out << "\n## GPU: FLOP/s, utilisation, kernels and the caching allocator\n\n";
@@ -104,7 +122,7 @@ std::string render_markdown(const ReportModel& m) {
         break;
       }
     out << "| configuration |";
-    for (const auto& c : classes) out << " " << c << " |";
+    for (const auto& c : classes) out << " " << cell(c) << " |";
     out << "\n|---|";
     for (size_t i = 0; i < classes.size(); ++i) out << "---:|";
     out << "\n";
@@ -119,7 +137,7 @@ std::string render_markdown(const ReportModel& m) {
   out << "\n## Scaling efficiency against process count\n\n";
   if (m.scales.empty()) out << "Not available: " << kNoScaleReason << ".\n";
   for (const auto& s : m.scales) {
-    out << "### " << cell(s.label) << " (" << cell(s.file) << ")\n\n| processes | throughput (" << s.unit
+    out << "### " << cell(s.label) << " (" << cell(s.file) << ")\n\n| processes | throughput (" << cell(s.unit)
         << ") | speed-up | efficiency |\n|---:|---:|---:|---:|\n";
     for (const auto& p : s.points)
       out << fmt::format("| {} | {} | {:.3f} | {} |\n", p.nproc, format_number(p.throughput), p.speedup,

@@ -73,7 +73,18 @@ struct ReportModel {
 ReportModel build_report_model(const ResultSet& set, const std::string& source);
 
 std::string render_markdown(const ReportModel& model);
+
+// Text from a result file made inert in Markdown: `|` and `\` escaped, `&`,
+// `<`, `>` as HTML entities, and every run of line breaks or other control
+// characters one space, so a name cannot end a table row, start a heading
+// or carry raw HTML.
+std::string markdown_text(const std::string& text);
 std::string render_html(const ReportModel& model);
+
+// JSON that is safe inside an HTML <script> element: `<`, `>`, `&`, U+2028
+// and U+2029 written as \u escapes (the same JSON value), so no text from a
+// result file can close the element or open an HTML comment in it.
+std::string json_for_script(const nlohmann::json& value);
 
 // The GPU table of both renderers: header and one row per CUDA run (empty
 // when no run used a GPU).
