@@ -4,6 +4,7 @@
 // inputs cannot be compared.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -26,6 +27,8 @@ double parse_threshold(const std::string& text) {
   } catch (const std::exception&) {
     throw UsageError("--threshold must be a share such as 0.05 or a percentage such as 5%; got '" + text + "'");
   }
+  if (!std::isfinite(value))
+    throw UsageError("--threshold must be a finite share such as 0.05 or a percentage such as 5%; got '" + text + "'");
   if (percent) value /= 100;
   else if (value >= 1)
     throw UsageError("--threshold " + text + " would be " + std::to_string(static_cast<int>(value * 100)) +

@@ -99,6 +99,7 @@ mkdir -p "$WORK/empty"
 expect_exit 2 "empty: no tbd results found" -- compare "$WORK/base" "$WORK/empty"
 expect_exit 2 "nosuch: no such file or folder" -- compare "$WORK/base" "$WORK/nosuch"
 expect_exit 2 "threshold" -- compare "$WORK/base" "$WORK/same" --threshold 200%
+expect_exit 2 "finite" -- compare "$WORK/base" "$WORK/same" --threshold inf
 expect_exit 2 "alpha must lie in" -- compare "$WORK/base" "$WORK/same" --alpha 0
 
 finish

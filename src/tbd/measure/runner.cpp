@@ -158,6 +158,13 @@ void join_data_parallel(Session& s) {
   s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
 }
 
+// Throws UsageError when `processes` > 1 and the workload refuses data parallelism.
+void refuse_data_parallel(const WorkloadInfo& info, int processes) {
+  if (processes <= 1 || info.data_parallel_refusal.empty()) return;
+  throw UsageError(info.name + " does not run data-parallel (" + std::to_string(processes) +
+                   " processes were asked for, by --nproc or WORLD_SIZE): " + info.data_parallel_refusal);
+}
+
 // Step 1a: options resolved, probes made, the device chosen. Nothing that
 // can fail for lack of memory or a peer happens here.
 void configure_session(Session& s, const RunOptions& requested, const std::vector<std::string>& probe_list) {
@@ -166,9 +173,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   const WorkloadInfo& info = s.workload->info();
   s.settings = Settings(info.settings, requested.settings, info.name);
   const DistEnvironment dist = read_dist_environment();
-  if (dist.world_size > 1 && !info.data_parallel_refusal.empty())
-    throw UsageError(info.name + " does not run data-parallel (" + std::to_string(dist.world_size) +
-                     " processes were asked for, by --nproc or WORLD_SIZE): " + info.data_parallel_refusal);
+  refuse_data_parallel(info, dist.world_size);
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
   s.device_timer.emplace(s.device);
@@ -388,17 +393,12 @@ RunOutcome run_session(Session& s, const RunOptions& requested, const std::vecto
 
 void check_data_parallel_supported(const std::string& workload, int processes) {
   if (processes <= 1) return;
-  const auto w = create_workload(workload);
-  const std::string& why = w->info().data_parallel_refusal;
-  if (!why.empty())
-    throw UsageError(workload + " does not run data-parallel (" + std::to_string(processes) +
-                     " processes were asked for, by --nproc or WORLD_SIZE): " + why);
+  refuse_data_parallel(create_workload(workload)->info(), processes);
 }
 
 RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probes,
                          const TraceRequest& trace) {
-  validate(requested);
-  Session s;
+  Session s;  // configure_session validates the options
   s.owned_workload = create_workload(requested.workload);
   s.workload = s.owned_workload.get();
   return run_session(s, requested, probes, trace);

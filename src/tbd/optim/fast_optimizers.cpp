@@ -141,7 +141,7 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
       throw Error("the fused and foreach Adam steps need dense gradients; use --optimizer-impl loop for sparse ones");
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
     std::vector<Tensor> exp_avgs, exp_avg_sqs, max_sqs;
-    std::vector<double> bias1, bias2_sqrt, step_sizes;
+    std::vector<double> bias2_sqrt, step_sizes;  // the foreach path's per-parameter scalars
     std::vector<Tensor> steps;
     for (auto& p : d.params) {
       auto& slot = this->state_[p.unsafeGetTensorImpl()];
@@ -158,11 +158,11 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
       exp_avg_sqs.push_back(st.exp_avg_sq());
       if (o.amsgrad()) max_sqs.push_back(st.max_exp_avg_sq());
       // The fused kernels read the step from a float tensor (torch.optim's state_steps).
-      steps.push_back(torch::full({}, static_cast<double>(st.step()),
-                                  torch::TensorOptions().dtype(torch::kFloat).device(p.device())));
+      if (impl_ == OptimizerImpl::fused)
+        steps.push_back(torch::full({}, static_cast<double>(st.step()),
+                                    torch::TensorOptions().dtype(torch::kFloat).device(p.device())));
       const double b1 = 1 - std::pow(beta1, static_cast<double>(st.step()));
       const double b2 = 1 - std::pow(beta2, static_cast<double>(st.step()));
-      bias1.push_back(b1);
       bias2_sqrt.push_back(std::sqrt(b2));
       step_sizes.push_back(-o.lr() / b1);
     }
