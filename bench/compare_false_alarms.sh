@@ -6,23 +6,37 @@
 # uses. Finally a real A/B that must be detected (--threads 1 vs 2).
 #
 #   bench/compare_false_alarms.sh [build/tbd] [PAIRS=10] [workloads="ncf resnet50"]
+#
+# KEEP=DIR keeps the result files in DIR and reuses those already there, so
+# a changed `tbd compare` can be re-judged on the same runs.
 set -euo pipefail
 tbd="${1:-build/tbd}"
 pairs="${2:-10}"
 workloads="${3:-ncf resnet50}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  work="$KEEP"
+  mkdir -p "$work"
+else
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+fi
+# run OUT ARGS...: one `tbd run`, skipped when KEEP already holds its result.
+run() {
+  local out="$1"
+  shift
+  [ -s "$out" ] || "$tbd" run "$@" --quiet --out "$out"
+}
 
 for w in $workloads; do
   for p in $(seq 1 "$pairs"); do
     for side in a b; do
-      "$tbd" run "$w" --scale small --threads 2 $([ "$w" = resnet50 ] && echo --batch-size 8) --quiet --out "$work/$w-$p-$side.json"
+      run "$work/$w-$p-$side.json" "$w" --scale small --threads 2 $([ "$w" = resnet50 ] && echo --batch-size 8)
     done
     "$tbd" compare "$work/$w-$p-a.json" "$work/$w-$p-b.json" --json > "$work/$w-$p.cmp.json" 2>/dev/null || true
   done
 done
-"$tbd" run resnet50 --scale small --batch-size 8 --threads 1 --quiet --out "$work/ab-t1.json"
-"$tbd" run resnet50 --scale small --batch-size 8 --threads 2 --quiet --out "$work/ab-t2.json"
+run "$work/ab-t1.json" resnet50 --scale small --batch-size 8 --threads 1
+run "$work/ab-t2.json" resnet50 --scale small --batch-size 8 --threads 2
 "$tbd" compare "$work/ab-t2.json" "$work/ab-t1.json" --ab > "$work/ab.txt" 2>&1 || true
 
 python3 - "$work" "$pairs" $workloads <<'PY'

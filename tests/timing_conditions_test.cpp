@@ -112,5 +112,18 @@ TEST(NoiseWarnings, WarmupAtItsCapAndNoisyIterationsAreNamed) {
   EXPECT_TRUE(noise_warnings(r).empty());
 }
 
+TEST(NoiseWarnings, IterationsOfVaryingShapesAreNotNoiseButRepetitionsStillAre) {
+  auto r = result_with_repetitions({800, 801});
+  r["iterations"] = {0.1, 0.2, 0.1, 0.3};  // long and short sentences
+  r["iteration_samples"] = {4, 4, 4, 4};
+  EXPECT_EQ(noise_warnings(r).size(), 1u);
+  r["workload"]["variable_shapes"] = true;
+  EXPECT_TRUE(noise_warnings(r).empty());
+  r["throughput"]["repetitions"] = {{{"samples_per_s", 500.0}}, {{"samples_per_s", 800.0}}};
+  const auto w = noise_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("across 2 repetitions"), std::string::npos) << w[0];
+}
+
 }  // namespace
 }  // namespace tbd

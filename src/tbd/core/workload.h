@@ -31,6 +31,10 @@ struct WorkloadInfo {  // shown by `tbd list`, stored in every result
   // What --batch-size counts, when not sample_unit: gpt's batch is
   // "sequences" of 1,024 tokens, seq2seq's "sentence pairs" (batch_unit_of()).
   std::string batch_unit{};
+  // Batches differ in shape from one iteration to the next (sentence or
+  // utterance lengths), so per-iteration time varies by design and is no
+  // sign of a noisy machine (noise_warnings() then judges repetitions only).
+  bool variable_shapes = false;
 };
 
 inline const std::string& batch_unit_of(const WorkloadInfo& info) {

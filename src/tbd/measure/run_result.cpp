@@ -29,6 +29,7 @@ nlohmann::json workload_section(const Session& s) {
           {"dataset", info.dataset},
           {"sample_unit", info.sample_unit},
           {"batch_unit", batch_unit_of(info)},
+          {"variable_shapes", info.variable_shapes},
           {"default_batch", info.default_batch},
           {"options", options},
           {"settings", recorded_settings(s)},
@@ -58,6 +59,10 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   result["environment"] = s.environment;
   result["workload"] = workload_section(s);
   result["partial"] = s.partial;
+  result["framework"] = {
+      {"cudnn_benchmark", s.cudnn_benchmark},
+      {"definition", "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
+                     "candidates on first use (CUDA runs of workloads whose shapes repeat)"}};
   result["warmup"] = {{"iterations", s.warmup.iterations},
                       {"mode", s.options.warmup_auto ? "auto" : "fixed"},
                       {"ended_by", s.warmup.ended_by},

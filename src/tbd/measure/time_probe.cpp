@@ -46,19 +46,23 @@ RepetitionTotals per_repetition(const std::vector<double>& samples, const std::v
 // Throughput and its interval: repetitions are the statistical unit (their
 // totals as a ratio estimator); one repetition falls back on iterations,
 // which understates run-to-run noise, and says so.
-TimeProbe::Rate TimeProbe::rate() const {
-  Rate r;
-  const RepetitionTotals reps = per_repetition(samples_, seconds_, repetition_);
+static TimeProbe::Rate rate_of(const RepetitionTotals& reps, const std::vector<double>& samples,
+                               const std::vector<double>& seconds) {
+  TimeProbe::Rate r;
   if (reps.seconds.size() >= 2) {
     r.estimate = ratio_of_totals(reps.samples, reps.seconds);
     r.interval_over = "repetitions";
     r.units = static_cast<int64_t>(reps.seconds.size());
   } else {
-    r.estimate = ratio_of_totals(samples_, seconds_);
+    r.estimate = ratio_of_totals(samples, seconds);
     r.interval_over = "iterations";
-    r.units = static_cast<int64_t>(seconds_.size());
+    r.units = static_cast<int64_t>(seconds.size());
   }
   return r;
+}
+
+TimeProbe::Rate TimeProbe::rate() const {
+  return rate_of(per_repetition(samples_, seconds_, repetition_), samples_, seconds_);
 }
 
 void TimeProbe::contribute(nlohmann::json& result) const {
@@ -94,7 +98,8 @@ void TimeProbe::contribute(nlohmann::json& result) const {
                              {"not_available", "device events exist only on CUDA; this run used " + device_}};
   }
 
-  const Rate rate = this->rate();
+  const RepetitionTotals totals = per_repetition(samples_, seconds_, repetition_);
+  const Rate rate = rate_of(totals, samples_, seconds_);
   double total_samples = 0, total_seconds = 0;
   for (size_t i = 0; i < seconds_.size(); ++i) total_samples += samples_[i], total_seconds += seconds_[i];
   nlohmann::json throughput = {{"unit", unit_ + "/s"},
@@ -109,7 +114,6 @@ void TimeProbe::contribute(nlohmann::json& result) const {
     throughput["not_available"] = "no measured iteration completed";
   }
   // Per repetition: the unit of the interval and of `tbd compare`.
-  const RepetitionTotals totals = per_repetition(samples_, seconds_, repetition_);
   nlohmann::json reps = nlohmann::json::array();
   std::vector<double> rates;
   for (size_t rep = 0; rep < totals.seconds.size(); ++rep) {

@@ -17,12 +17,14 @@ class TimeProbe : public Probe {
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
- private:
+  // Throughput with its interval and the units the interval is over.
   struct Rate {
     RatioEstimate estimate;
     std::string interval_over;  // "repetitions" or "iterations"
     int64_t units = 0;          // how many of them
   };
+
+ private:
   Rate rate() const;
   std::string unit_;
   std::vector<double> seconds_, samples_;

@@ -238,8 +238,13 @@ std::vector<std::string> noise_warnings(const nlohmann::json& result) {
                                      *std::min_element(rates.begin(), rates.end()),
                                      *std::max_element(rates.begin(), rates.end()), unit, cause));
   }
-  // Across iterations: time per sample, so variable batch sizes do not count as noise.
-  if (result.contains("iterations") && result["iterations"].is_array() && result["iterations"].size() >= 3) {
+  // Across iterations: time per sample, so variable batch sizes do not count
+  // as noise; not at all where batch shapes vary by design (sentence lengths
+  // change the work per sample).
+  const auto* variable = find(result, {"workload", "variable_shapes"});
+  const bool shapes_vary = variable && variable->is_boolean() && variable->get<bool>();
+  if (!shapes_vary && result.contains("iterations") && result["iterations"].is_array() &&
+      result["iterations"].size() >= 3) {
     const auto seconds = result["iterations"].get<std::vector<double>>();
     std::vector<double> per_sample = seconds;
     if (result.contains("iteration_samples") && result["iteration_samples"].size() == seconds.size()) {

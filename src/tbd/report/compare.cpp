@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -93,6 +94,7 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
   if (s.n_base < 2 || s.n_new < 2) {
     row.verdict = "inconclusive";
     row.needed = 3;
+    row.needed_unit = s.unit;
     row.note = fmt::format("{} and {} {}s: a verdict needs at least 2 a side (5 recommended) to know the "
                            "run-to-run noise; rerun with --repeat 5 (the default) or give more result files",
                            s.n_base, s.n_new, s.unit);
@@ -111,12 +113,36 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
     // Neither a change nor its absence is shown: the noise is too large
     // for this many units.
     row.verdict = "inconclusive";
-    row.needed = units_needed(s.log_sd, o.threshold, o.alpha);
-    row.note = fmt::format("the {:.0f}% CI [{:.3f}, {:.3f}] reaches beyond ±{:.0f}%: with a unit-to-unit "
-                           "spread of {:.1f}% a verdict needs about {} {}s a side (--repeat {}, or more result "
-                           "files)",
-                           100 * (1 - o.alpha), s.low, s.high, 100 * o.threshold, 100 * s.log_sd, row.needed,
-                           s.unit, row.needed);
+    const std::string interval = fmt::format("the {:.0f}% CI [{:.3f}, {:.3f}] reaches beyond ±{:.0f}%",
+                                             100 * (1 - o.alpha), s.low, s.high, 100 * o.threshold);
+    // The interval must shrink to the room between the estimate and the
+    // nearer side of the threshold (at least a quarter of the threshold, so
+    // an estimate right at it still gets a finite answer), and it takes more
+    // units than there are now.
+    const double log_threshold = std::log1p(o.threshold);
+    const double room = std::max(log_threshold - std::abs(std::log(s.ratio)), log_threshold / 4);
+    const double target = std::expm1(room);
+    const int64_t units_now = static_cast<int64_t>(std::min(s.n_base, s.n_new));
+    if (s.unit == "process") {
+      row.needed = std::max(units_needed(s.log_sd, target, o.alpha), units_now + 1);
+      row.needed_unit = "process";
+      row.note = fmt::format("{}: with a process-to-process spread of {:.1f}% a verdict needs about {} result "
+                             "files a side",
+                             interval, 100 * s.log_sd, row.needed);
+    } else if (const int64_t reps = repetitions_needed(s.log_sd, target, o.alpha); reps > 0) {
+      row.needed = std::max(reps, units_now + 1);
+      row.needed_unit = "repetition";
+      row.note = fmt::format("{}: with a repetition-to-repetition spread of {:.1f}% a verdict needs about {} "
+                             "repetitions a side (--repeat {})",
+                             interval, 100 * s.log_sd, row.needed, row.needed);
+    } else {
+      row.needed = std::max<int64_t>(processes_needed(s, target, o.alpha), 2);
+      row.needed_unit = "process";
+      row.note = fmt::format("{}: with a repetition-to-repetition spread of {:.1f}% (and as much assumed "
+                             "between processes, which one file a side cannot show) a verdict needs about {} "
+                             "result files a side (separate runs of each configuration)",
+                             interval, 100 * s.log_sd, row.needed);
+    }
   }
   return row;
 }
@@ -131,6 +157,64 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
   throw UsageError("nothing comparable: no configuration (workload, scale, batch size, precision, device, "
                    "settings, world size) of " + base_path + " appears in " + new_path +
                    "; to compare two different configurations on purpose, add --ab:" + have);
+}
+
+// Configurations of one side by workload name, for --ab: a side may hold
+// one configuration of each workload (a suite run with one option changed).
+using KeyedGroup = std::pair<const std::string, Group>;
+
+std::map<std::string, const KeyedGroup*> by_workload(const std::map<std::string, Group>& groups, const char* side,
+                                                     const std::string& path) {
+  std::map<std::string, std::vector<const KeyedGroup*>> all;
+  for (const auto& entry : groups)
+    all[entry.second.results.front()->at("workload").value("name", "?")].push_back(&entry);
+  std::map<std::string, const KeyedGroup*> one;
+  for (const auto& [workload, list] : all) {
+    if (list.size() != 1) {
+      std::string have;
+      for (const auto* g : list) have += "\n  " + g->second.label;
+      throw UsageError(std::string("--ab pairs one configuration of each workload with another, but the ") + side +
+                       " side (" + path + ") holds " + std::to_string(list.size()) + " of " + workload + ":" +
+                       have + "\ngive files or folders with one configuration per workload on each side");
+    }
+    one[workload] = list.front();
+  }
+  return one;
+}
+
+// --ab: a deliberate A/B. With one configuration a side, those two; else
+// each workload's configuration with the same workload's on the other side
+// (an ablation of one option over a suite), listing what differs.
+Comparison compare_ab(const std::map<std::string, Group>& b, const std::map<std::string, Group>& n,
+                      const CompareOptions& options, const std::string& base_path, const std::string& new_path) {
+  Comparison c;
+  c.options = options;
+  if (b.empty() || n.empty()) nothing_comparable(b, n, base_path, new_path);
+  std::set<std::string> warned;
+  const auto pair = [&](const std::string& kb, const Group& gb, const std::string& kn, const Group& gn) {
+    ComparedRun row = judge(gb, gn, options);
+    row.label = gb.label + "  vs  " + gn.label;
+    row.key = kb + " | " + kn;
+    row.differences = differences(*gb.results.front(), *gn.results.front());
+    warn_about_environments(c, gb, gn, warned);
+    c.runs.push_back(row);
+  };
+  if (b.size() == 1 && n.size() == 1) {
+    pair(b.begin()->first, b.begin()->second, n.begin()->first, n.begin()->second);
+    return c;
+  }
+  const auto wb = by_workload(b, "base", base_path), wn = by_workload(n, "new", new_path);
+  for (const auto& [workload, gb] : wb) {
+    const auto it = wn.find(workload);
+    if (it == wn.end())
+      c.only_in_base.push_back(gb->second.label);
+    else
+      pair(gb->first, gb->second, it->second->first, it->second->second);
+  }
+  for (const auto& [workload, gn] : wn)
+    if (!wb.count(workload)) c.only_in_new.push_back(gn->second.label);
+  if (c.runs.empty()) nothing_comparable(b, n, base_path, new_path);
+  return c;
 }
 
 }  // namespace
@@ -164,26 +248,7 @@ Comparison compare_results(const ResultSet& base, const ResultSet& candidate, co
   c.options = options;
   const auto b = group_by_configuration(base), n = group_by_configuration(candidate);
   std::set<std::string> warned;
-  if (options.ab) {
-    if (b.empty() || n.empty()) nothing_comparable(b, n, base_path, new_path);
-    for (const auto& [side, groups, path] : {std::tuple{"base", &b, base_path}, std::tuple{"new", &n, new_path}})
-      if (groups->size() != 1) {
-        std::string have;
-        for (const auto& [k, g] : *groups) have += "\n  " + g.label;
-        throw UsageError(std::string("--ab compares one configuration with another, but the ") + side + " side (" +
-                         path + ") holds " + std::to_string(groups->size()) + ":" + have +
-                         "\ngive a file or a folder of one configuration on each side");
-      }
-    const Group& gb = b.begin()->second;
-    const Group& gn = n.begin()->second;
-    ComparedRun row = judge(gb, gn, options);
-    row.label = gb.label + "  vs  " + gn.label;
-    row.key = b.begin()->first + " | " + n.begin()->first;
-    row.differences = differences(*gb.results.front(), *gn.results.front());
-    warn_about_environments(c, gb, gn, warned);
-    c.runs.push_back(row);
-    return c;
-  }
+  if (options.ab) return compare_ab(b, n, options, base_path, new_path);
   for (const auto& [key, gb] : b) {
     const auto it = n.find(key);
     if (it == n.end()) {
@@ -216,7 +281,9 @@ void print_comparison(std::ostream& out, const Comparison& c) {
   }
   out << fmt::format("base/new: throughput ({} per second, geometric mean of the units); ratio = time per sample "
                      "new / base (> 1: slower); units: repetitions (rep) or, with two or more result files a side, "
-                     "processes (proc); Welch's t test on log time per sample at alpha {}; verdict at ±{:.0f}%\n",
+                     "processes (proc); Welch's t test on log time per sample at alpha {}, with repetitions as units "
+                     "allowing as much variance again for the processes one file cannot show; verdict at "
+                     "±{:.0f}%\n",
                      c.runs.empty() ? "samples" : c.runs.front().unit, c.options.alpha, 100 * c.options.threshold);
   for (const auto& l : c.only_in_base) out << "only in base (not compared): " << l << "\n";
   for (const auto& l : c.only_in_new) out << "only in new (not compared): " << l << "\n";
@@ -243,6 +310,8 @@ nlohmann::json to_json(const Comparison& c) {
                     {"log_sd", s.log_sd},
                     {"verdict", r.verdict},
                     {"units_needed", r.needed > 0 ? nlohmann::json(r.needed) : nlohmann::json(nullptr)},
+                    {"needed_unit", r.needed > 0 ? nlohmann::json(r.needed_unit) : nlohmann::json(nullptr)},
+                    {"process_allowance", s.process_allowance},
                     {"note", r.note}});
   }
   return {{"schema", "tbd.compare/2"},

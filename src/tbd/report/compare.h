@@ -34,6 +34,7 @@ struct ComparedRun {
   std::string verdict;
   std::string note;                      // why, when the verdict needs explaining
   int64_t needed = 0;                    // inconclusive: units per side a verdict needs
+  std::string needed_unit;               // of `needed`: "repetition" or "process" (result files)
 };
 
 struct Comparison {

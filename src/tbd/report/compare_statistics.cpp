@@ -106,12 +106,14 @@ double student_t_quantile(double p, double df) {
   return 0.5 * (lo + hi);
 }
 
-WelchTest welch_t_test(const std::vector<double>& base, const std::vector<double>& candidate) {
+WelchTest welch_t_test(const std::vector<double>& base, const std::vector<double>& candidate,
+                       double unseen_variance) {
   WelchTest w;
   if (base.size() < 2 || candidate.size() < 2) return w;
   w.valid = true;
   const double n1 = static_cast<double>(base.size()), n2 = static_cast<double>(candidate.size());
-  const double v1 = variance_of(base) / n1, v2 = variance_of(candidate) / n2;
+  const double v1 = variance_of(base) * (1 / n1 + unseen_variance);
+  const double v2 = variance_of(candidate) * (1 / n2 + unseen_variance);
   w.difference = mean_of(candidate) - mean_of(base);
   w.standard_error = std::sqrt(v1 + v2);
   if (!(w.standard_error > 0)) {  // both sides constant
@@ -131,14 +133,21 @@ HierarchicalComparison compare_hierarchical(const RepetitionTimes& base, const R
   HierarchicalComparison c;
   const bool by_process = base.size() >= 2 && candidate.size() >= 2;
   c.unit = by_process ? "process" : "repetition";
+  c.process_allowance = !by_process;
   const auto lb = unit_logs(base, by_process), ln = unit_logs(candidate, by_process);
+  if (!base.empty() || !candidate.empty()) {
+    size_t reps = 0;
+    for (const auto* side : {&base, &candidate})
+      for (const auto& process : *side) reps += process.size();
+    c.repetitions_per_process = static_cast<double>(reps) / static_cast<double>(base.size() + candidate.size());
+  }
   c.n_base = lb.size();
   c.n_new = ln.size();
   if (lb.empty() || ln.empty()) return c;
   c.base_seconds_per_sample = std::exp(mean_of(lb));
   c.new_seconds_per_sample = std::exp(mean_of(ln));
   c.ratio = c.low = c.high = c.new_seconds_per_sample / c.base_seconds_per_sample;
-  const WelchTest w = welch_t_test(lb, ln);
+  const WelchTest w = welch_t_test(lb, ln, c.process_allowance ? kProcessAllowance : 0.0);
   if (!w.valid) return c;
   c.p_value = w.p_value;
   c.df = w.df;
@@ -160,6 +169,21 @@ int64_t units_needed(double log_sd, double threshold, double alpha) {
   const double z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
   const double n = 2 * z * z * log_sd * log_sd / (delta * delta);
   return std::max<int64_t>(3, static_cast<int64_t>(std::ceil(n)) + 1);
+}
+
+int64_t repetitions_needed(double log_sd, double threshold, double alpha) {
+  const double delta = std::log1p(threshold);
+  if (!(delta > 0)) return 0;
+  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(0.8);
+  // 2·s²·(1/n + k)·z² ≤ δ²  ⇔  1/n ≤ δ²/(2·s²·z²) − k.
+  const double room = delta * delta / (2 * z * z * log_sd * log_sd) - kProcessAllowance;
+  if (!(room > 0)) return 0;
+  return std::max<int64_t>(3, static_cast<int64_t>(std::ceil(1 / room)) + 1);
+}
+
+int64_t processes_needed(const HierarchicalComparison& c, double threshold, double alpha) {
+  const double per_process = std::max(1.0, c.repetitions_per_process);
+  return units_needed(c.log_sd * std::sqrt(kProcessAllowance + 1 / per_process), threshold, alpha);
 }
 
 }  // namespace tbd

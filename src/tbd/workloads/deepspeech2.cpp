@@ -60,7 +60,10 @@ class DeepSpeech2 final : public Workload {
         8,
         {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
          real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
-         real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")}};
+         real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")},
+        /*data_parallel_refusal=*/"",
+        /*batch_unit=*/"",
+        /*variable_shapes=*/true};
     return info;
   }
 

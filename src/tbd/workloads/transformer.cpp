@@ -59,7 +59,8 @@ class TransformerWorkload final : public Workload {
          bool_setting("reverse", false,
                       "--data: translate the alphabetically second language into the first")},
         /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"tokens"};
+        /*batch_unit=*/"tokens",
+        /*variable_shapes=*/true};
     return info;
   }
 
