@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "workload_steps.h"
+#include "tbd/nn/memory_format.h"
 #include "tbd/nn/resnet.h"
 
 namespace tbd {
@@ -76,6 +77,41 @@ TEST(ResNet, OptimizerStateAppearsAfterTheFirstStep) {
   int64_t momentum = 0;
   for (const auto& m : s.optimizer_state) momentum += m.numel();
   EXPECT_EQ(momentum, s.parameter_count());  // one momentum buffer per parameter
+}
+
+TEST(ResNet, ChannelsLastTrainsLikeContiguous) {
+  // The same seed, batch and step in both layouts: the weights are stored
+  // channels-last, and the losses agree to fp32 rounding (a layout changes
+  // the summation order inside convolutions, nothing else).
+  std::vector<double> losses[2];
+  for (const MemoryFormat format : {MemoryFormat::contiguous, MemoryFormat::channels_last}) {
+    RunOptions o;
+    o.workload = "resnet50";
+    o.scale = Scale::tiny;
+    o.batch_size = 4;
+    o.data_workers = 1;
+    o.memory_format = format;
+    testing::WorkloadUnderTest t(o);
+    EXPECT_EQ(t.workload->configuration()["memory_format"], to_string(format));
+    // 1×1 kernels are laid out alike in both formats; 3×3 ones differ.
+    bool any_nhwc_only = false;
+    for (const auto& p : t.workload->state().weights) {
+      if (p.dim() != 4) continue;
+      EXPECT_TRUE(p.is_contiguous(format == MemoryFormat::channels_last ? at::MemoryFormat::ChannelsLast
+                                                                        : at::MemoryFormat::Contiguous));
+      any_nhwc_only |= !p.is_contiguous();
+    }
+    EXPECT_EQ(any_nhwc_only, format == MemoryFormat::channels_last);
+    losses[format == MemoryFormat::channels_last] = t.train_on_one_batch(3);
+  }
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(losses[0][i], losses[1][i], 1e-4 * std::abs(losses[0][i])) << i;
+}
+
+TEST(ResNet, AutoMemoryFormatIsChannelsLastOnCuda) {
+  EXPECT_EQ(nn::resolve_memory_format(MemoryFormat::automatic, torch::Device(torch::kCUDA, 0)),
+            at::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(nn::resolve_memory_format(MemoryFormat::contiguous, torch::Device(torch::kCUDA, 0)),
+            at::MemoryFormat::Contiguous);
 }
 
 }  // namespace

@@ -237,6 +237,18 @@ TEST(Runner, ResultsRecordTimingConditionsAndTheBatchUnit) {
   EXPECT_EQ(r["workload"]["batch_unit"], "images");
 }
 
+TEST(Runner, CudnnAutotunesOnlyRepeatingShapesOnCuda) {
+  WorkloadInfo fixed, varying;
+  varying.variable_shapes = true;
+  const c10::Device cuda(c10::kCUDA, 0), cpu(c10::kCPU);
+  EXPECT_TRUE(cudnn_autotuning_for(cuda, fixed));
+  EXPECT_FALSE(cudnn_autotuning_for(cuda, varying));
+  EXPECT_FALSE(cudnn_autotuning_for(cpu, fixed));
+  const auto r = run_benchmark(tiny_run(1, 0), {}).result;
+  EXPECT_EQ(r["framework"]["cudnn_benchmark"], false);
+  EXPECT_EQ(r["workload"]["variable_shapes"], false);
+}
+
 TEST(Runner, TitlesAndSettingsFollowWhatRan) {
   RunOptions o = tiny_run(1, 0);
   o.settings = {{"depth", "101"}};

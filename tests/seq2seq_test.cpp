@@ -75,5 +75,21 @@ TEST(Seq2Seq, OutputDoesNotDependOnPadding) {
   EXPECT_FALSE(torch::allclose(alone[0], other[0].narrow(0, 0, 3), 1e-5, 1e-6));  // the mask matters
 }
 
+TEST(Seq2Seq, AttentionIsLuongsGeneralScoreWithSoftmaxOverRealWords) {
+  // The fused attention against Luong's formula written out: scores
+  // h̄_sᵀ·W_a·h_t, padding masked, softmax, the weighted sum of the encoder
+  // outputs, then tanh(W_c·[context; h_t]).
+  torch::manual_seed(5);
+  nn::LuongAttention attention(6);
+  const auto encoder_outputs = torch::randn({2, 4, 6}), h_t = torch::randn({2, 6});
+  const auto mask = torch::tensor({true, true, true, true, true, true, false, false}).view({2, 4});
+  const auto keys = attention->keys(encoder_outputs);
+  auto scores = torch::bmm(keys, h_t.unsqueeze(2)).squeeze(2);
+  scores = scores.masked_fill(mask.logical_not(), -INFINITY);
+  const auto context = torch::bmm(torch::softmax(scores, 1).unsqueeze(1), encoder_outputs).squeeze(1);
+  const auto expected = torch::tanh(attention->combine(torch::cat({context, h_t}, 1)));
+  EXPECT_TRUE(torch::allclose(attention(h_t, keys, encoder_outputs, mask), expected, 1e-5, 1e-6));
+}
+
 }  // namespace
 }  // namespace tbd

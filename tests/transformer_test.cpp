@@ -86,5 +86,35 @@ TEST(Transformer, PaddingAndCausalMasks) {
   EXPECT_FALSE(torch::allclose(alone.narrow(1, 2, 1), future.narrow(1, 2, 1), 1e-4, 1e-5));
 }
 
+TEST(Attention, PackedSelfAttentionEqualsSeparateProjections) {
+  // The packed qkv matrix is the three d×d matrices stacked: with the same
+  // weights, self-attention gives what separate q, k, v give.
+  torch::manual_seed(3);
+  nn::MultiHeadAttention packed(16, 4, 0.0, nn::AttentionKind::self);
+  nn::MultiHeadAttention separate(16, 4, 0.0, nn::AttentionKind::cross);
+  EXPECT_EQ(packed->parameters().size(), 4u);
+  int64_t packed_count = 0, separate_count = 0;
+  for (const auto& p : packed->parameters()) packed_count += p.numel();
+  for (const auto& p : separate->parameters()) separate_count += p.numel();
+  EXPECT_EQ(packed_count, separate_count);
+  {
+    torch::NoGradGuard no_grad;
+    const auto w = packed->input_projection_weights();
+    const auto b = packed->qkv->bias.chunk(3);
+    for (auto [lin, i] : {std::pair{separate->q, 0}, {separate->k, 1}, {separate->v, 2}}) {
+      lin->weight.copy_(w[i]);
+      lin->bias.copy_(b[i]);
+    }
+    separate->out->weight.copy_(packed->out->weight);
+    separate->out->bias.copy_(packed->out->bias);
+  }
+  const auto x = torch::randn({2, 5, 16});
+  const auto mask = torch::tensor({true, true, true, false, false}).view({1, 1, 1, 5});
+  EXPECT_TRUE(torch::allclose(packed(x, x, mask), separate(x, x, mask), 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(packed(x, x, std::nullopt, true), separate(x, x, std::nullopt, true), 1e-5, 1e-6));
+  // Packed projections attend within one sequence only.
+  EXPECT_THROW(packed(x, torch::randn({2, 3, 16})), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tbd

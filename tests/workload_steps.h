@@ -25,8 +25,15 @@ struct WorkloadUnderTest {
     o.settings = settings;
     o.data_path = std::move(data);
     o.data_workers = 1;
+    set_up(o);
+  }
+
+  // With options of the caller's own (workload, scale and batch_size set).
+  explicit WorkloadUnderTest(const RunOptions& o) : workload(create_workload(o.workload)) { set_up(o); }
+
+  void set_up(const RunOptions& o) {
     seed_everything(o.seed);
-    workload->setup(o, Settings(workload->info().settings, settings, name), c10::Device(c10::kCPU));
+    workload->setup(o, Settings(workload->info().settings, o.settings, o.workload), c10::Device(c10::kCPU));
   }
 
   double step(const Batch& b) { return workload->step(b, phases).loss.item<double>(); }

@@ -29,7 +29,7 @@ namespace {
 struct RunArgs {
   RunOptions options;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = join_commas(default_probes());
-  std::string overlap = "on", optimizer_impl = "fused";
+  std::string overlap = "on", optimizer_impl = "fused", memory_format = "auto";
   std::vector<std::string> settings;
   bool batch_size_given = false;
   TraceRequest trace;
@@ -45,6 +45,7 @@ RunOptions resolve(const RunArgs& args) {
     throw UsageError("--batch-size must be at least 1, got " + std::to_string(o.batch_size));
   o.precision = parse_precision(args.precision);
   o.optimizer_impl = parse_optimizer_impl(args.optimizer_impl);
+  o.memory_format = parse_memory_format(args.memory_format);
   o.scale = parse_scale(args.scale);
   if (args.warmup == "auto") {
     o.warmup_auto = true;
@@ -93,6 +94,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--optimizer-impl", a->optimizer_impl,
                   "Optimizer step: fused (ATen's fused kernels), foreach (multi-tensor ops) or loop "
                   "(LibTorch's per-parameter step); an ablation switch")
+      ->capture_default_str();
+  cmd->add_option("--memory-format", a->memory_format,
+                  "Layout of convolutional workloads: auto (the faster for the device), channels_last or "
+                  "contiguous; an ablation switch")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
   cmd->add_option("--scale", a->scale, "full (published model), small, or tiny (for tests)")

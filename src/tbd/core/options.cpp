@@ -57,6 +57,22 @@ OptimizerImpl parse_optimizer_impl(const std::string& text) {
   throw UsageError("--optimizer-impl must be fused, foreach or loop, got '" + text + "'");
 }
 
+const char* to_string(MemoryFormat format) {
+  switch (format) {
+    case MemoryFormat::automatic: return "auto";
+    case MemoryFormat::channels_last: return "channels_last";
+    case MemoryFormat::contiguous: return "contiguous";
+  }
+  return "?";
+}
+
+MemoryFormat parse_memory_format(const std::string& text) {
+  if (text == "auto") return MemoryFormat::automatic;
+  if (text == "channels_last") return MemoryFormat::channels_last;
+  if (text == "contiguous") return MemoryFormat::contiguous;
+  throw UsageError("--memory-format must be auto, channels_last or contiguous, got '" + text + "'");
+}
+
 void validate(const RunOptions& o) {
   if (o.batch_size < 0)
     throw UsageError("--batch-size must be a positive integer (or omitted for the default), got " +
@@ -96,6 +112,7 @@ nlohmann::json to_json(const RunOptions& o) {
   j["batch_size"] = o.batch_size;
   j["precision"] = to_string(o.precision);
   j["optimizer_impl"] = to_string(o.optimizer_impl);
+  j["memory_format"] = to_string(o.memory_format);
   j["threads"] = o.threads;
   j["scale"] = to_string(o.scale);
   j["settings"] = o.settings;

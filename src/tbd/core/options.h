@@ -21,12 +21,19 @@ enum class Precision { fp32, tf32, bf16, fp16 };
 // per-parameter step. The ablation switch of docs/workloads.md#optimizers.
 enum class OptimizerImpl { fused, foreach, loop };
 
+// Layout of the convolutional workloads' activations and weights
+// (src/tbd/nn/memory_format.h): auto picks the faster for the device
+// (channels-last on CUDA; on the CPU as measured, docs/workloads.md#memory-format).
+enum class MemoryFormat { automatic, channels_last, contiguous };
+
 const char* to_string(Scale s);
 const char* to_string(Precision p);
 const char* to_string(OptimizerImpl impl);
+const char* to_string(MemoryFormat format);
 Scale parse_scale(const std::string& text);          // throws UsageError
 Precision parse_precision(const std::string& text);  // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
+MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
 
 struct RunOptions {
   std::string workload;
@@ -34,6 +41,7 @@ struct RunOptions {
   int64_t batch_size = 0;      // 0: the workload's default
   Precision precision = Precision::fp32;
   OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
+  MemoryFormat memory_format = MemoryFormat::automatic;
   int threads = 0;  // intra-op threads; 0: LibTorch's default
   Scale scale = Scale::full;
   std::map<std::string, std::string> settings;  // --set key=value, validated by the workload

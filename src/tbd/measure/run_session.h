@@ -48,6 +48,9 @@ struct Session {
   std::unique_ptr<GradScaler> scaler;        // fp16 runs only
   std::optional<DeviceTimer> device_timer;   // its CUDA events are reused every iteration
 
+  // Framework switches the run set (docs/workloads.md#kernel-choices).
+  bool cudnn_benchmark = false;
+
   // What the steps found out.
   nlohmann::json environment;
   std::string created_utc;

@@ -73,6 +73,12 @@ void set_tf32(Precision p) {
   at::globalContext().setAllowTF32CuDNN(on);
 }
 
+bool set_cudnn_autotuning(const c10::Device& device, const WorkloadInfo& info) {
+  const bool on = cudnn_autotuning_for(device, info);
+  at::globalContext().setBenchmarkCuDNN(on);
+  return on;
+}
+
 // What to try when the loss diverges, in this workload's own words: its
 // learning-rate setting if it has one, and lower precision only when the
 // run used one.
@@ -178,6 +184,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   make_current(s.device);
   s.device_timer.emplace(s.device);
   set_tf32(s.options.precision);
+  s.cudnn_benchmark = set_cudnn_autotuning(s.device, info);
   if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
   if (s.options.threads > 0) at::set_num_threads(s.options.threads);
   s.options.threads = at::get_num_threads();
@@ -394,6 +401,10 @@ RunOutcome run_session(Session& s, const RunOptions& requested, const std::vecto
 void check_data_parallel_supported(const std::string& workload, int processes) {
   if (processes <= 1) return;
   refuse_data_parallel(create_workload(workload)->info(), processes);
+}
+
+bool cudnn_autotuning_for(const c10::Device& device, const WorkloadInfo& info) {
+  return device.is_cuda() && !info.variable_shapes;
 }
 
 RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probes,

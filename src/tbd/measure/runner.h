@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/options.h"
@@ -14,6 +15,7 @@
 namespace tbd {
 
 class Workload;
+struct WorkloadInfo;
 
 struct RunOutcome {
   nlohmann::json result;  // the tbd.result/1 document
@@ -33,6 +35,15 @@ struct TraceRequest {
 // data-parallel runs (WorkloadInfo::data_parallel_refusal says why); called
 // before any process is started and again by run_benchmark.
 void check_data_parallel_supported(const std::string& workload, int processes);
+
+// Whether a run turns on cuDNN's autotuner (torch.backends.cudnn.benchmark),
+// which times the candidate convolution and RNN algorithms on the first call
+// of each shape and keeps the fastest, inside the warm-up: on CUDA for
+// workloads whose shapes repeat; not where every batch brings new sentence
+// or utterance lengths (WorkloadInfo::variable_shapes), each of which would
+// be tuned again inside the timed windows. Recorded as
+// framework.cudnn_benchmark.
+bool cudnn_autotuning_for(const c10::Device& device, const WorkloadInfo& info);
 
 // Runs one benchmark of the registry's workload `options.workload`, as a
 // pipeline of steps: open the session, warm up, timed windows (the step and

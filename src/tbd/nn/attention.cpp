@@ -7,13 +7,27 @@
 
 namespace tbd::nn {
 
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, double dropout)
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, double dropout, AttentionKind kind)
     : heads_(heads), dropout_(dropout) {
   if (d_model % heads != 0) throw std::invalid_argument("d_model must be a multiple of the head count");
-  q = register_module("q", torch::nn::Linear(d_model, d_model));
-  k = register_module("k", torch::nn::Linear(d_model, d_model));
-  v = register_module("v", torch::nn::Linear(d_model, d_model));
+  if (kind == AttentionKind::self) {
+    qkv = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
+  } else {
+    q = register_module("q", torch::nn::Linear(d_model, d_model));
+    k = register_module("k", torch::nn::Linear(d_model, d_model));
+    v = register_module("v", torch::nn::Linear(d_model, d_model));
+  }
   out = register_module("out", torch::nn::Linear(d_model, d_model));
+}
+
+std::vector<torch::Tensor> MultiHeadAttentionImpl::input_projection_weights() const {
+  if (qkv) return qkv->weight.chunk(3, 0);
+  return {q->weight, k->weight, v->weight};
+}
+
+std::vector<torch::Tensor> MultiHeadAttentionImpl::input_projection_biases() const {
+  if (qkv) return {qkv->bias};
+  return {q->bias, k->bias, v->bias};
 }
 
 torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const {
@@ -22,9 +36,16 @@ torch::Tensor MultiHeadAttentionImpl::split_heads(const torch::Tensor& x) const 
 
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& query, const torch::Tensor& memory,
                                               const std::optional<torch::Tensor>& mask, bool causal) {
-  auto y = at::scaled_dot_product_attention(split_heads(q(query)), split_heads(k(memory)),
-                                            split_heads(v(memory)), mask, is_training() ? dropout_ : 0.0,
-                                            causal);
+  torch::Tensor qs, ks, vs;
+  if (qkv) {
+    if (!query.is_same(memory)) throw std::invalid_argument("self-attention takes one sequence as query and memory");
+    auto parts = qkv(query).chunk(3, -1);
+    qs = parts[0], ks = parts[1], vs = parts[2];
+  } else {
+    qs = q(query), ks = k(memory), vs = v(memory);
+  }
+  auto y = at::scaled_dot_product_attention(split_heads(qs), split_heads(ks), split_heads(vs), mask,
+                                            is_training() ? dropout_ : 0.0, causal);
   y = y.transpose(1, 2).reshape({query.size(0), query.size(1), query.size(2)});
   return out(y);
 }

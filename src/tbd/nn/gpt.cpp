@@ -27,13 +27,13 @@ void init_linear(torch::nn::Linear& l, double std) {
 
 GptBlockImpl::GptBlockImpl(const GptConfig& c) {
   ln1 = register_module("ln1", layer_norm(c.d_model));
-  attention = register_module("attention", MultiHeadAttention(c.d_model, c.heads, c.dropout));
+  attention = register_module("attention", MultiHeadAttention(c.d_model, c.heads, c.dropout, AttentionKind::self));
   ln2 = register_module("ln2", layer_norm(c.d_model));
   fc = register_module("fc", torch::nn::Linear(c.d_model, 4 * c.d_model));
   proj = register_module("proj", torch::nn::Linear(4 * c.d_model, c.d_model));
   dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
-  for (auto* l : {&attention->q, &attention->k, &attention->v, &fc}) init_linear(*l, 0.02);
+  for (auto* l : {&attention->qkv, &fc}) init_linear(*l, 0.02);
   for (auto* l : {&attention->out, &proj}) init_linear(*l, residual_std);
 }
 

@@ -3,7 +3,7 @@
 #include <torch/nn/utils/rnn.h>
 #include <torch/torch.h>
 
-#include <limits>
+#include <ATen/ops/scaled_dot_product_attention.h>
 
 namespace tbd::nn {
 
@@ -15,12 +15,17 @@ LuongAttentionImpl::LuongAttentionImpl(int64_t hidden) {
 
 torch::Tensor LuongAttentionImpl::keys(const torch::Tensor& encoder_outputs) { return score(encoder_outputs); }
 
+// Luong's "general" score h_tᵀ·W_a·h̄_s is an unscaled dot product of the
+// decoder state with the projected encoder outputs (the keys): ATen's
+// scaled_dot_product_attention with scale 1 computes scores, mask, softmax
+// and context in one fused call, one query per sentence.
 torch::Tensor LuongAttentionImpl::forward(const torch::Tensor& h_t, const torch::Tensor& keys,
                                           const torch::Tensor& encoder_outputs, const torch::Tensor& mask) {
-  auto scores = torch::bmm(keys, h_t.unsqueeze(2)).squeeze(2);  // [B, S]
-  scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
-  auto weights = torch::softmax(scores, 1);
-  auto context = torch::bmm(weights.unsqueeze(1), encoder_outputs).squeeze(1);  // [B, H]
+  const int64_t b = h_t.size(0), s = keys.size(1), h = h_t.size(1);
+  auto context = at::scaled_dot_product_attention(h_t.view({b, 1, 1, h}), keys.unsqueeze(1),
+                                                  encoder_outputs.unsqueeze(1), mask.view({b, 1, 1, s}),
+                                                  /*dropout_p=*/0.0, /*is_causal=*/false, /*scale=*/1.0)
+                     .view({b, h});
   return torch::tanh(combine(torch::cat({context, h_t}, 1)));
 }
 

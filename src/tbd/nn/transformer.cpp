@@ -15,6 +15,15 @@ void xavier(torch::nn::Linear& l) {
   if (l->bias.defined()) l->bias.zero_();
 }
 
+// Xavier-uniform for each input projection matrix (d×d, also inside a
+// packed qkv) and the output projection, as for separate Linear layers.
+void xavier(MultiHeadAttention& a) {
+  torch::NoGradGuard no_grad;
+  for (auto w : a->input_projection_weights()) torch::nn::init::xavier_uniform_(w);
+  for (auto b : a->input_projection_biases()) b.zero_();
+  xavier(a->out);
+}
+
 }  // namespace
 
 FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden) {
@@ -28,13 +37,13 @@ torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return proj(tor
 
 // Attention dropout is 0: the paper applies dropout to sub-layer outputs only.
 EncoderLayerImpl::EncoderLayerImpl(const TransformerConfig& c) {
-  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
+  self_attention_ =
+      register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
   ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
-  for (auto* l : {&self_attention_->q, &self_attention_->k, &self_attention_->v, &self_attention_->out})
-    xavier(*l);
+  xavier(self_attention_);
 }
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& source_mask) {
@@ -43,15 +52,17 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const TransformerConfig& c) {
-  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
-  cross_attention_ = register_module("cross_attention", MultiHeadAttention(c.d_model, c.heads, 0.0));
+  self_attention_ =
+      register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
+  cross_attention_ =
+      register_module("cross_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::cross));
   ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   norm3_ = register_module("norm3", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
-  for (auto* a : {&self_attention_, &cross_attention_})
-    for (auto* l : {&(*a)->q, &(*a)->k, &(*a)->v, &(*a)->out}) xavier(*l);
+  xavier(self_attention_);
+  xavier(cross_attention_);
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,

@@ -183,6 +183,15 @@ std::string settings_text(const nlohmann::json& result) {
   return text;
 }
 
+// Whether a convolutional workload ran channels-last (its configuration
+// records the resolved --memory-format).
+bool channels_last(const nlohmann::json& result) {
+  const auto& w = result["workload"];
+  if (!w.contains("configuration") || !w["configuration"].is_object()) return false;
+  const auto& c = w["configuration"];
+  return c.contains("memory_format") && c["memory_format"] == "channels_last";
+}
+
 int world_size_of(const nlohmann::json& result) {
   const auto& o = result["workload"]["options"];
   return o.contains("world_size") ? o["world_size"].get<int>() : 1;
@@ -198,6 +207,9 @@ std::string key(const nlohmann::json& r, bool with_batch) {
     << " device=" << o.value("device", "?")
     << " data=" << (o.value("data", "synthetic") == "synthetic" ? "synthetic" : "real")
     << " settings=[" << settings_text(r) << "] world=" << world_size_of(r);
+  // Convolutional workloads record the layout they ran in; before
+  // --memory-format existed every run was contiguous.
+  if (channels_last(r)) k << " memory=channels_last";
   return k.str();
 }
 
@@ -262,6 +274,7 @@ std::string configuration_label(const nlohmann::json& r) {
   if (const std::string device = o.value("device", "cpu"); device != "cpu") label += fmt::format(" {}", device);
   if (o.contains("optimizer_impl") && o["optimizer_impl"] != "fused")
     label += " optimizer=" + o["optimizer_impl"].get<std::string>();
+  if (channels_last(r)) label += " channels_last";
   if (o.contains("settings") && o["settings"].is_object()) {
     for (const auto& [k, v] : o["settings"].items())
       label += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());

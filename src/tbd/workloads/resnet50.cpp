@@ -11,6 +11,7 @@
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
+#include "tbd/nn/memory_format.h"
 #include "tbd/nn/resnet.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
@@ -84,6 +85,8 @@ class ResNet50 final : public Workload {
     classes_ = config.classes;
     model_ = nn::ResNet(config);
     model_->to(device);
+    memory_format_ = nn::resolve_memory_format(options.memory_format, device);
+    nn::convert_memory_format(*model_, memory_format_);
     model_->train();
     lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 256.0;
     optimizer_ = make_sgd(
@@ -99,7 +102,7 @@ class ResNet50 final : public Workload {
 
   StepOutput step(const Batch& batch, Phases& phases) override {
     auto forward = phases.forward();
-    auto logits = model_->forward(batch.inputs[0]);
+    auto logits = model_->forward(nn::in_memory_format(batch.inputs[0], memory_format_));
     auto loss = torch::nn::functional::cross_entropy(logits, batch.targets[0]);
     forward.end();
     phases.backward(loss);
@@ -110,12 +113,16 @@ class ResNet50 final : public Workload {
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
-    return {{"image_size", image_size_}, {"classes", classes_}, {"effective_lr", lr_}};
+    return {{"image_size", image_size_},
+            {"classes", classes_},
+            {"effective_lr", lr_},
+            {"memory_format", nn::memory_format_name(memory_format_)}};
   }
 
  private:
   torch::Device device_{torch::kCPU};
   int image_size_ = 224;
+  at::MemoryFormat memory_format_ = at::MemoryFormat::Contiguous;
   int64_t classes_ = 1000;
   double lr_ = 0;
   nn::ResNet model_{nullptr};

@@ -50,7 +50,8 @@ class Seq2SeqWorkload final : public Workload {
          bool_setting("reverse", false,
                       "--data: translate the alphabetically second language into the first")},
         /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"sentence pairs"};
+        /*batch_unit=*/"sentence pairs",
+        /*variable_shapes=*/true};
     return info;
   }
 
