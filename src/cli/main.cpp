@@ -1,6 +1,9 @@
 // tbd: training benchmarks for deep neural networks.
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -38,6 +41,10 @@ int main(int argc, char** argv) {
       tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app), tbd::cli::add_suite_command(app),
       tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app)};
   tbd::cli::set_program_args(argc, argv);
+  // c10d logs each failed rendezvous attempt (as a warning, the last as an
+  // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`
+  // line says the same in one. TORCH_CPP_LOG_LEVEL=WARNING brings them back.
+  if (!std::getenv("TORCH_CPP_LOG_LEVEL")) FLAGS_caffe2_log_level = 3;  // FATAL only
   const auto is_command = [&](const std::string& word) {
     for (const auto& c : commands)
       if (c.app->get_name() == word) return true;
@@ -65,6 +72,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const tbd::Error& e) {
     std::cerr << "tbd: error: " << e.what() << "\n";
+    return 1;
+  } catch (const c10::Error& e) {
+    // Its what() carries a C++ backtrace of a hundred lines; the message is what helps.
+    std::cerr << "tbd: error: LibTorch: " << e.what_without_backtrace() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "tbd: internal error: " << e.what() << "\n";
