@@ -163,7 +163,8 @@ Command add_run_command(CLI::App& app) {
   cmd->footer(
       "A timed window ends when both --iters and --min-time are reached; --repeat windows are timed.\n"
       "Analysis probes (flops, memory, ops) run in separate iterations after them.\n"
-      "Ctrl-C ends it early and still writes a result marked \"partial\".\n"
+      "Ctrl-C or SIGTERM ends it early and still writes a result marked \"partial\" (exit 130 or 143);\n"
+      "a third signal abandons the run.\n"
       "Distributed: --nproc N starts N local workers; under torchrun or Slurm\n"
       "(RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or SLURM_*) each process is one rank.");
 

@@ -80,7 +80,7 @@ RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
 SLURM_PROCID=1 SLURM_NTASKS=2 expect_exit 2 "SLURM_PROCID/SLURM_NTASKS are set" -- run resnet50 "${tiny[@]}" --nproc 2
 
 # 3. More ranks than CPUs: refused with the reason and the override.
-cpus=$(nproc)
+cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # nproc honours OMP_NUM_THREADS; tbd counts its affinity mask
 expect_exit 2 "--nproc $((cpus + 1)): $((cpus + 1)) ranks on $cpus CPUs? would only share them.*--oversubscribe" -- \
   run resnet50 "${tiny[@]}" --nproc $((cpus + 1))
 expect_exit 2 "--oversubscribe" -- scale resnet50 "${tiny[@]}" --nproc 1,1000
