@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -159,6 +160,51 @@ TEST(AudioFile, WavWhoseDataChunkRunsPastTheEndIsRefused) {
     ASSERT_EQ(samples.size(), 1000u) << name;
     EXPECT_NEAR(samples[1], 37.0 / 32768, 1e-7) << name;
   }
+}
+
+// A 16 kHz mono float32 WAV (format 3, IEEE float) of `values`.
+std::vector<uint8_t> float_wav_bytes(const std::vector<float>& values) {
+  std::vector<uint8_t> b;
+  const auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto u16 = [&](uint16_t v) { for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto tag = [&](const char* t) { b.insert(b.end(), t, t + 4); };
+  const auto bytes = static_cast<uint32_t>(values.size() * 4);
+  tag("RIFF");
+  u32(36 + bytes);
+  tag("WAVE");
+  tag("fmt ");
+  u32(16);
+  u16(3);  // IEEE float
+  u16(1);
+  u32(16000);
+  u32(64000);
+  u16(4);
+  u16(32);
+  tag("data");
+  u32(bytes);
+  for (float v : values) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, 4);
+    u32(bits);
+  }
+  return b;
+}
+
+TEST(AudioFile, NanOrInfiniteSamplesNameTheFile) {
+  REQUIRE_SNDFILE();
+  TempDir dir;
+  std::vector<float> values(100, 0.25f);
+  testing::write_bytes(dir / "fine.wav", float_wav_bytes(values));
+  EXPECT_NEAR(read_audio(dir / "fine.wav", 16000)[7], 0.25, 1e-6);
+  values[42] = std::nanf("");
+  testing::write_bytes(dir / "nan.wav", float_wav_bytes(values));
+  std::string e = error_of<Error>([&] { read_audio(dir / "nan.wav", 16000); });
+  EXPECT_NE(e.find(dir / "nan.wav" + ": sample 42 is NaN"), std::string::npos) << e;
+  values[42] = 0;
+  values[7] = INFINITY;
+  testing::write_bytes(dir / "inf.wav", float_wav_bytes(values));
+  e = error_of<Error>([&] { read_audio(dir / "inf.wav", 16000); });
+  EXPECT_NE(e.find(dir / "inf.wav" + ": sample 7 is infinite"), std::string::npos) << e;
 }
 
 TEST(AudioFile, EmptyAndHeaderOnlyFlacSayWhatIsWrong) {

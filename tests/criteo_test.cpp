@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "test_util.h"
@@ -120,6 +121,19 @@ TEST(Criteo, MissingEmptyAndBlankFilesAreRefused) {
   std::ofstream(dir / "blank.tsv") << "\n\n";
   CriteoBatches blank(dir / "blank.tsv", sizes, 2);
   EXPECT_NE(error_of<Error>([&] { blank.next(); }).find("no data lines"), std::string::npos);
+}
+
+TEST(Criteo, SymlinkLoopsAndFoldersAreNamedForWhatTheyAre) {
+  TempDir dir;
+  const std::vector<int64_t> sizes(26, 10);
+  std::filesystem::create_symlink(dir / "b.tsv", dir / "a.tsv");
+  std::filesystem::create_symlink(dir / "a.tsv", dir / "b.tsv");
+  std::string e = error_of<Error>([&] { CriteoBatches b(dir / "a.tsv", sizes, 2); });
+  EXPECT_NE(e.find(dir / "a.tsv" + ": a loop of symbolic links"), std::string::npos) << e;
+  e = error_of<UsageError>([&] { CriteoBatches b(dir.path().string(), sizes, 2); });
+  EXPECT_NE(e.find("is a folder; give the Criteo TSV file itself"), std::string::npos) << e;
+  e = error_of<UsageError>([&] { CriteoBatches b("/dev/null", sizes, 2); });
+  EXPECT_NE(e.find("/dev/null is a device, pipe or socket"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -55,6 +55,8 @@ TEST(MovieLens, MalformedLinesNameFileAndLine) {
       {"1,2,3,4\n1,2,3,4\nx1,2,3,4\n", ":3: bad user id 'x1'"},
       {"1,,3,4\n", ":1: bad item id ''"},
       {"1,2,good,4\n", ":1: bad rating 'good'"},
+      {"1,2,nan,4\n", ":1: bad rating 'nan'"},  // parses as a double, but is no rating
+      {"1,2,inf,4\n", ":1: bad rating 'inf'"},
       {"1,2,3,4\n1,2,3,\n", ":2: bad timestamp ''"},
       {"1,2,3,4\n-5,2,3,4\n", ":2: bad user id '-5'"},
   };

@@ -25,6 +25,13 @@ TEST(Options, RejectsImpossibleValuesNamingTheOption) {
   EXPECT_NE(bad([](RunOptions& o) { o.min_time = -1; }).find("--min-time"), std::string::npos);
   EXPECT_NE(bad([](RunOptions& o) { o.data_workers = 0; }).find("--data-workers"), std::string::npos);
   EXPECT_NE(bad([](RunOptions& o) { o.device = "tpu"; }).find("--device"), std::string::npos);
+  // Thousands of threads end in libgomp's "Out of memory": refused above a bound that names itself.
+  const std::string threads = bad([](RunOptions& o) { o.threads = 3000; });
+  EXPECT_NE(threads.find("--threads 3000 is more than this machine can use: at most " +
+                         std::to_string(max_threads())), std::string::npos) << threads;
+  EXPECT_NO_THROW(validate([] { RunOptions o; o.threads = max_threads(); return o; }()));
+  EXPECT_NE(bad([](RunOptions& o) { o.batch_size = kMaxBatchSize + 1; }).find("--batch-size must be at most"),
+            std::string::npos);
   // fp16 has no CPU autocast path: refused with the alternative named.
   const std::string fp16 = bad([](RunOptions& o) { o.precision = Precision::fp16; });
   EXPECT_NE(fp16.find("bf16"), std::string::npos) << fp16;

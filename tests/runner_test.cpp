@@ -114,9 +114,9 @@ TEST(Runner, BadRequestsAreUsageErrors) {
 }
 
 TEST(Runner, HugeBatchIsAClearOutOfMemoryError) {
-  // 2^40 images of 3x32x32 floats cannot be allocated anywhere.
+  // 2^30 images of 3x32x32 floats (12 TiB) cannot be allocated anywhere.
   RunOptions o = tiny_run();
-  o.batch_size = int64_t(1) << 40;
+  o.batch_size = kMaxBatchSize;
   const std::string msg = error_of<Error>([&] { run_benchmark(o, {}); });
   EXPECT_NE(msg.find("--batch-size"), std::string::npos) << msg;
 }
@@ -137,7 +137,9 @@ class Spy final : public Workload {
   }
   Batch next_batch() override {
     const int64_t n = 2 + (drawn_++ % 3);
-    return {{torch::randn({n, 8})}, {torch::randn({n, 1})}, n};
+    torch::Tensor x = torch::randn({n, 8});
+    if (nan_input) x[0][3] = NAN;
+    return {{x}, {torch::randn({n, 1})}, n};
   }
   StepOutput step(const Batch& b, Phases& phases) override {
     instrumented.push_back(at::hasGlobalCallbacks() ||
@@ -159,6 +161,7 @@ class Spy final : public Workload {
   int64_t full_scale_parameters(const Settings&) const override { return 9; }
   std::vector<bool> instrumented;
   bool nan_loss = false;
+  bool nan_input = false;
 
  private:
   torch::nn::Linear model_{nullptr};
@@ -275,6 +278,18 @@ TEST(Runner, DivergenceHintsUseTheWorkloadsOwnSettings) {
   EXPECT_NE(msg.find("diverged; lower the learning rate"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("--set"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("--precision fp32"), std::string::npos) << msg;  // it already ran in fp32
+}
+
+TEST(Runner, NonFiniteInputsAreNamedBeforeTheLearningRateIsBlamed) {
+  Spy spy;
+  spy.nan_input = true;  // the loss becomes NaN because the data holds one
+  RunOptions o = tiny_run(2, 0);
+  o.data_path = "/data/clips";
+  const std::string msg = error_of<Error>([&] { run_benchmark(o, spy, {}); });
+  EXPECT_NE(msg.find("input batch holds NaN or infinite values (input 0: 1 of"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("the data, not the model"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/data/clips"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("learning rate"), std::string::npos) << msg;
 }
 
 }  // namespace

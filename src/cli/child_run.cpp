@@ -9,15 +9,33 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
+#include "tbd/core/child_process.h"
 #include "tbd/core/error.h"
+#include "tbd/measure/interrupt.h"
 
 namespace tbd::cli {
 
 bool ChildOutcome::out_of_memory() const {
-  return signal == SIGKILL || error.find("out of memory") != std::string::npos ||
+  return oom_killed || error.find("out of memory") != std::string::npos ||
          error.find("out of host memory") != std::string::npos;
 }
+
+namespace {
+
+// Processes the kernel's out-of-memory killer has ended since boot; -1 when
+// unreadable. A SIGKILL with this count unchanged came from someone else.
+long long oom_kills_so_far() {
+  std::ifstream vmstat("/proc/vmstat");
+  std::string key;
+  long long value = 0;
+  while (vmstat >> key >> value)
+    if (key == "oom_kill") return value;
+  return -1;
+}
+
+}  // namespace
 
 std::string command_line(const std::vector<std::string>& args) {
   std::string line;
@@ -38,12 +56,15 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const auto t0 = std::chrono::steady_clock::now();
+  const long long oom_kills_before = oom_kills_so_far();
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log);
     throw Error(std::string("cannot start a child run: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    die_with_parent(parent);
     ::dup2(log, STDOUT_FILENO);
     ::dup2(log, STDERR_FILENO);
     const int devnull = ::open("/dev/null", O_RDONLY);
@@ -54,19 +75,37 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
     ::_exit(127);
   }
   ::close(log);
+  // Poll rather than block: a signal to this process is forwarded within
+  // 50 ms, once per signal (the child has its own process group, so a
+  // terminal's Ctrl-C reaches it only this way).
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  int forwarded = interrupt_count();
+  for (;;) {
+    for (; forwarded < interrupt_count(); ++forwarded) ::kill(pid, interrupt_signal());
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) throw Error(std::string("lost the child run: ") + std::strerror(errno));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (WIFSIGNALED(status)) {
     outcome.signal = WTERMSIG(status);
     outcome.exit_code = 128 + outcome.signal;
-    outcome.error = "killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")" +
-                    (outcome.signal == SIGKILL ? ", most likely the kernel's out-of-memory killer" : "");
+    const long long oom_kills_after = oom_kills_so_far();
+    outcome.oom_killed = outcome.signal == SIGKILL && (oom_kills_before < 0 || oom_kills_after > oom_kills_before);
+    outcome.error = "killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")";
+    if (outcome.oom_killed)
+      outcome.error += oom_kills_before < 0 ? ", most likely the kernel's out-of-memory killer (/proc/vmstat is unreadable)"
+                                            : ", by the kernel's out-of-memory killer";
+    else
+      outcome.error += outcome.signal == SIGKILL ? " from outside, not the out-of-memory killer (/proc/vmstat's oom_kill did not grow)"
+                                                 : " from outside";
     return outcome;
   }
   outcome.exit_code = WEXITSTATUS(status);
-  if (outcome.exit_code != 0) {
+  if (outcome.interrupted()) {
+    outcome.error = std::string("interrupted by ") + (outcome.exit_code == 130 ? "SIGINT" : "SIGTERM");
+  } else if (outcome.exit_code != 0) {
     // The last error line the child printed says why.
     std::ifstream in(log_path);
     std::string line;

@@ -1,6 +1,9 @@
 // tbd: training benchmarks for deep neural networks.
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -32,12 +35,16 @@ int main(int argc, char** argv) {
       "  tbd suite --preset quick --out results     every workload, small scale\n"
       "  tbd report results --format html --out r.html   charts, opens offline\n"
       "  tbd compare old-results new-results        exit 1 on a significant slow-down\n"
-      "Exit status: 0 success, 1 the run failed, 2 bad usage.");
+      "Exit status: 0 success, 1 the run failed, 2 bad usage, 130/143 stopped by SIGINT/SIGTERM.");
   const std::vector<tbd::cli::Command> commands = {
       tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app),
       tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app), tbd::cli::add_suite_command(app),
       tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app)};
   tbd::cli::set_program_args(argc, argv);
+  // c10d logs each failed rendezvous attempt (as a warning, the last as an
+  // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`
+  // line says the same in one. TORCH_CPP_LOG_LEVEL=WARNING brings them back.
+  if (!std::getenv("TORCH_CPP_LOG_LEVEL")) FLAGS_caffe2_log_level = 3;  // FATAL only
   const auto is_command = [&](const std::string& word) {
     for (const auto& c : commands)
       if (c.app->get_name() == word) return true;
@@ -65,6 +72,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const tbd::Error& e) {
     std::cerr << "tbd: error: " << e.what() << "\n";
+    return 1;
+  } catch (const c10::Error& e) {
+    // Its what() carries a C++ backtrace of a hundred lines; the message is what helps.
+    std::cerr << "tbd: error: LibTorch: " << e.what_without_backtrace() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "tbd: internal error: " << e.what() << "\n";

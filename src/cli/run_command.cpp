@@ -3,7 +3,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -13,6 +17,7 @@
 #include "tbd/core/options.h"
 #include "tbd/core/settings.h"
 #include "tbd/dist/dist_environment.h"
+#include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/probe.h"
@@ -28,6 +33,7 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
+  bool oversubscribe = false;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = join_commas(default_probes());
   std::string overlap = "on", optimizer_impl = "fused", memory_format = "auto";
   std::vector<std::string> settings;
@@ -80,6 +86,26 @@ RunOptions resolve(const RunArgs& args) {
   return o;
 }
 
+// CLI11 saturates out-of-range integers (99999999999999999999 became
+// INT64_MAX) and wraps negative ones into unsigned options (--seed -1 became
+// 2^64 - 1): this check reads the text as typed.
+CLI::Validator whole_number_option(const std::string& name, unsigned long long min, unsigned long long max) {
+  return CLI::Validator(
+      [name, min, max](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+        const bool digits = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
+        const std::string got = ", got '" + text + "'";
+        if (!digits || *end != '\0')
+          return "must be a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]" + got;
+        if (v < min) return "must be at least " + std::to_string(min) + got;
+        if (errno == ERANGE || v > max) return "must be at most " + std::to_string(max) + got;
+        return "";
+      },
+      "", name);
+}
+
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
@@ -88,7 +114,8 @@ Command add_run_command(CLI::App& app) {
   RunOptions& o = a->options;
   cmd->add_option("workload", o.workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
-  auto* batch = cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)");
+  auto* batch = cmd->add_option("--batch-size", o.batch_size, "Samples per iteration (default: the workload's)")
+                    ->check(whole_number_option("--batch-size", 1, kMaxBatchSize));
   cmd->add_option("--precision", a->precision, "fp32, tf32 (CUDA), bf16 (autocast) or fp16 (autocast, CUDA)")
       ->capture_default_str();
   cmd->add_option("--optimizer-impl", a->optimizer_impl,
@@ -114,13 +141,17 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--instrument-iters", o.instrument_iters,
                   "Iterations for the analysis probes (flops, memory, ops) after the timed windows "
                   "(default: as many as were timed, at most 5)");
-  cmd->add_option("--seed", o.seed, "Seed of every random stream")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of every random stream, in [0, 2^64 - 1]")
+      ->capture_default_str()
+      ->check(whole_number_option("--seed", 0, std::numeric_limits<uint64_t>::max()));
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ",") + n;
   cmd->add_option("--probes", a->probes, "Comma-separated probes (time always runs) from " + known + ", or all")
       ->capture_default_str();
   cmd->add_option("--nproc", o.nproc, "Data-parallel worker processes to start on this machine")
       ->capture_default_str();
+  cmd->add_flag("--oversubscribe", a->oversubscribe,
+                "Start --nproc ranks even beyond this machine's CPUs (CPU runs) or available memory");
   cmd->add_option("--bucket-mb", o.bucket_mb, "Gradient all-reduce bucket size (MB)")->capture_default_str();
   cmd->add_option("--dist-overlap", a->overlap, "on: all-reduce during backward; off: after it")
       ->capture_default_str();
@@ -137,7 +168,8 @@ Command add_run_command(CLI::App& app) {
   cmd->footer(
       "A timed window ends when both --iters and --min-time are reached; --repeat windows are timed.\n"
       "Analysis probes (flops, memory, ops) run in separate iterations after them.\n"
-      "Ctrl-C ends it early and still writes a result marked \"partial\".\n"
+      "Ctrl-C or SIGTERM ends it early and still writes a result marked \"partial\" (exit 130 or 143);\n"
+      "a third signal abandons the run.\n"
       "Distributed: --nproc N starts N local workers; under torchrun or Slurm\n"
       "(RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or SLURM_*) each process is one rank.");
 
@@ -152,20 +184,33 @@ Command add_run_command(CLI::App& app) {
             const DistEnvironment dist = read_dist_environment();
             // Refused before any worker process starts (A3C is already asynchronous).
             check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
-            if (options.nproc > 1 && dist.source == "none")  // the launcher; workers see RANK
+            if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
+              throw UsageError("--nproc " + std::to_string(options.nproc) + " starts ranks itself, but this process "
+                               "already is rank " + std::to_string(dist.rank) + " of " +
+                               std::to_string(dist.world_size) + " (" +
+                               (dist.source == "slurm" ? "SLURM_PROCID/SLURM_NTASKS" : "RANK/WORLD_SIZE") +
+                               " are set): drop --nproc when a launcher starts the ranks, or unset those "
+                               "variables to let --nproc start them");
+            if (options.nproc > 1 && dist.source == "none") {  // the launcher; workers see RANK
+              if (!a->oversubscribe) check_local_ranks_fit(options.nproc, options.device == "cpu");
               return run_local_workers(program_args(), options.nproc);
+            }
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             install_interrupt_handler();
             const int64_t start_ms = unix_time_ms();
             const RunOutcome outcome = run_benchmark(options, probes, a->trace);
-            if (outcome.rank != 0) return 0;  // rank 0 reports for everyone
+            if (outcome.rank != 0) return interrupted_exit_status();  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result, start_ms, unix_time_ms());
             if (!a->csv.empty()) append_csv(a->csv, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);
-            return 0;
+            // A trace that could not be written fails the command, after the result it must not cost.
+            if (const auto& t = outcome.result.value("trace", nlohmann::json()); t.is_object() && t.contains("error"))
+              throw Error(t["error"].get<std::string>() + "; the run's result was kept" +
+                          (options.out.empty() ? std::string() : " in " + options.out));
+            return interrupted_exit_status();  // 130 or 143 after SIGINT or SIGTERM, else 0
           }};
 }
 

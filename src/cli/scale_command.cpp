@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
+#include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/runner.h"
@@ -52,11 +53,14 @@ Command add_scale_command(CLI::App& app) {
                                           "against the number of local processes");
   struct Args {
     std::string workload, nproc = "1,2", out;
+    bool oversubscribe = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--nproc", a->nproc, "Process counts to run, comma-separated")->capture_default_str();
   cmd->add_option("--out", a->out, "Write the scaling result (with every run inside) to this file");
+  cmd->add_flag("--oversubscribe", a->oversubscribe,
+                "Run process counts beyond this machine's CPUs (CPU runs) or available memory");
   cmd->allow_extras();
   cmd->footer("Other options (--scale, --batch-size, --iters, --threads, ...) are passed to every `tbd run`.\n"
               "--batch-size is per process: the global batch grows with the process count (weak scaling).");
@@ -65,9 +69,13 @@ Command add_scale_command(CLI::App& app) {
             check_data_parallel_supported(a->workload, *std::max_element(counts.begin(), counts.end()));
             if (!a->out.empty()) check_output_path(a->out);
             const std::vector<std::string> extras = cmd->remaining();
-            for (const auto& e : extras)
-              if (e == "--out" || e == "--json" || e == "--nproc")
-                throw UsageError("tbd scale sets " + e + " of its runs itself; give --out to scale instead");
+            bool on_cpu = true;
+            for (size_t i = 0; i < extras.size(); ++i) {
+              if (extras[i] == "--out" || extras[i] == "--json" || extras[i] == "--nproc")
+                throw UsageError("tbd scale sets " + extras[i] + " of its runs itself; give --out to scale instead");
+              if (extras[i] == "--device" && i + 1 < extras.size() && extras[i + 1] != "cpu") on_cpu = false;
+            }
+            if (!a->oversubscribe) check_local_ranks_fit(*std::max_element(counts.begin(), counts.end()), on_cpu);
             const auto dir = std::filesystem::temp_directory_path() /
                              ("tbd-scale-" + std::to_string(::getpid()));
             std::filesystem::create_directories(dir);

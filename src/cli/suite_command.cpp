@@ -19,6 +19,7 @@
 #include "cli/child_run.h"
 #include "cli/comma_list.h"
 #include "cli/commands.h"
+#include "cli/folder_lock.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
@@ -76,7 +77,9 @@ Command add_suite_command(CLI::App& app) {
   cmd->allow_extras();
   cmd->footer("Other options (--threads, --device, --precision, ...) are passed to every `tbd run`.\n"
               "Files: DIR/index.json (tbd.suite/1), DIR/W.json (results), DIR/logs/W.log.\n"
-              "Exit status: 0 every run completed, 1 at least one failed (the others still ran).");
+              "The folder is locked (DIR/.tbd.lock) while the suite and its runs write into it.\n"
+              "Exit status: 0 every run completed, 1 at least one failed (the others still ran),\n"
+              "130/143 stopped by SIGINT/SIGTERM (the current run's partial result is kept).");
   return {cmd, [a, cmd]() {
             if (a->preset != "quick" && a->preset != "paper" && a->preset != "gpu")
               throw UsageError("--preset must be quick, paper or gpu, got '" + a->preset + "'");
@@ -100,7 +103,9 @@ Command add_suite_command(CLI::App& app) {
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             const std::string dir = a->out.empty() ? "suite-" + a->preset : a->out;
+            check_results_folder(dir, "tbd suite");
             fs::create_directories(fs::path(dir) / "logs");
+            const FolderLock lock(dir, command_line(program_args()));
             const std::string index_path = (fs::path(dir) / "index.json").string();
             const nlohmann::json previous = read_index(index_path);
 
@@ -159,13 +164,14 @@ Command add_suite_command(CLI::App& app) {
               const ChildOutcome run = run_child(args, log);
               entry["seconds"] = run.seconds;
               entry["exit_status"] = run.exit_code;
-              if (run.ok()) {
+              if (run.ok() || (run.interrupted() && fs::exists(file))) {
                 std::ifstream in(file);
                 const bool partial = nlohmann::json::parse(in).value("partial", false);
                 entry["status"] = partial ? "partial" : "ok";
-                if (partial) interrupted = true;
+                if (run.interrupted()) entry["error"] = run.error;
+                if (partial || run.interrupted()) interrupted = true;
               } else {
-                entry["status"] = "failed";
+                entry["status"] = run.killed() ? "killed" : "failed";
                 entry["error"] = run.error;
                 entry.erase("file");
                 ++failed;
@@ -191,6 +197,7 @@ Command add_suite_command(CLI::App& app) {
                 std::cout << "  failed: " << r["workload"].get<std::string>() << ": " << r["error"].get<std::string>() << "\n";
             std::cout << "report: tbd report " << dir << " --format html --out " << (fs::path(dir) / "report.html").string()
                       << "\n";
+            if (const int status = interrupted_exit_status(); status != 0) return status;  // 130, 143
             return failed > 0 ? 1 : 0;
           }};
 }

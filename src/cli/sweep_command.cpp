@@ -18,6 +18,7 @@
 #include "cli/child_run.h"
 #include "cli/comma_list.h"
 #include "cli/commands.h"
+#include "cli/folder_lock.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/measure/environment.h"
@@ -105,7 +106,9 @@ Command add_sweep_command(CLI::App& app) {
   cmd->allow_extras();
   cmd->footer("Other options (--scale, --iters, --threads, --probes, --set ...) are passed to every `tbd run`.\n"
               "Files: DIR/bs-N.json (results), DIR/logs/bs-N.log, DIR/sweep.json (tbd.sweep/1).\n"
-              "An out-of-memory run is recorded as such and ends the doubling (or the list).");
+              "An out-of-memory run is recorded as such and ends the doubling (or the list); a run someone\n"
+              "killed is recorded as killed. The folder is locked (DIR/.tbd.lock) while the sweep runs.\n"
+              "Exit status: 0 some batch size fitted, 1 none did, 130/143 stopped by SIGINT/SIGTERM.");
   return {cmd, [a, cmd]() {
             create_workload(a->workload);  // an unknown name fails now, listing the known ones
             const bool automatic = a->batch_sizes == "auto";
@@ -140,7 +143,9 @@ Command add_sweep_command(CLI::App& app) {
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             const std::string dir = a->out.empty() ? "sweep-" + a->workload : a->out;
+            check_results_folder(dir, "tbd sweep");
             fs::create_directories(fs::path(dir) / "logs");
+            const FolderLock lock(dir, command_line(program_args()));
 
             install_interrupt_handler();
             nlohmann::json points = nlohmann::json::array();
@@ -178,7 +183,7 @@ Command add_sweep_command(CLI::App& app) {
                 progress.finish();
                 throw UsageError("the runs of tbd sweep were refused: " + run.error);
               }
-              if (run.ok()) {
+              if (run.ok() || (run.interrupted() && fs::exists(file))) {
                 std::ifstream in(file);
                 const nlohmann::json r = nlohmann::json::parse(in);
                 const long long peak = peak_memory_bytes(r);
@@ -197,12 +202,13 @@ Command add_sweep_command(CLI::App& app) {
                   point["error"] = fmt::format("peak memory {} bytes exceeds the limit of {} bytes ({})", peak, limit,
                                                limit_source);
                 } else {
-                  point["status"] = status = r.value("partial", false) ? "partial" : "ok";
+                  point["status"] = status = r.value("partial", false) || run.interrupted() ? "partial" : "ok";
+                  if (run.interrupted()) point["error"] = run.error;
                   point["file"] = file;
                   if (status == "ok") largest_fit = std::max(largest_fit, b);
                 }
               } else {
-                point["status"] = status = run.out_of_memory() ? "out_of_memory" : "failed";
+                point["status"] = status = run.out_of_memory() ? "out_of_memory" : run.killed() ? "killed" : "failed";
                 point["error"] = run.error;
               }
               points.push_back(point);
@@ -211,7 +217,7 @@ Command add_sweep_command(CLI::App& app) {
                                                         point["unit"].get<std::string>())
                                           : status + (point.contains("error") ? ": " + point["error"].get<std::string>() : ""));
               if (interrupt_requested() || status == "partial") {
-                stopped_by = "interrupted (Ctrl-C)";
+                stopped_by = run.interrupted() ? run.error : "interrupted";
                 break;
               }
               if (status == "out_of_memory") {
@@ -261,6 +267,7 @@ Command add_sweep_command(CLI::App& app) {
             else
               std::cout << "no batch size ran to completion" << (stopped_by.empty() ? "" : " (" + stopped_by + ")") << "\n";
             std::cout << "results in " << dir << " (sweep.json; tbd report " << dir << ")\n";
+            if (const int status = interrupted_exit_status(); status != 0) return status;  // 130, 143
             return largest_fit > 0 ? 0 : 1;
           }};
 }

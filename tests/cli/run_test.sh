@@ -4,7 +4,7 @@ source "$(dirname "$0")/lib.sh"
 tiny=(--scale tiny --batch-size 4 --threads 1)
 
 expect_exit 2 "unknown workload 'nosuch'.*resnet50" -- run nosuch
-expect_exit 2 "batch-size must be at least 1" -- run resnet50 --batch-size 0
+expect_exit 2 "batch-size: must be at least 1" -- run resnet50 --batch-size 0
 expect_exit 2 "iters" -- run resnet50 --repeat 1 --iters -1
 expect_exit 2 "iters must be at least 1" -- run resnet50 --repeat 1 --iters 0
 expect_exit 2 "bad value '7' for setting depth.*18, 34, 50, 101, 152" -- run resnet50 --set depth=7
@@ -44,7 +44,7 @@ ls "$WORK" | grep -q "\.tmp\." && fail "a temporary file was left behind"
 expect_exit 1 "diverged" -- run resnet50 "${tiny[@]}" --warmup 0 --repeat 1 --iters 30 --set lr=1e11 --out "$WORK/nan.json"
 [ ! -e "$WORK/nan.json" ] || fail "a diverged run left a result file"
 
-# Ctrl-C during the measured window: exit 0 and a valid partial result.
+# Ctrl-C during the measured window: exit 130 and a valid partial result.
 "$TBD" run resnet50 "${tiny[@]}" --warmup 1 --repeat 1 --iters 1000000 --quiet --out "$WORK/partial.json" &
 pid=$!
 for _ in $(seq 1 100); do  # wait until it measures (the CPU probe's first window exists by then)
@@ -55,7 +55,14 @@ done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-[ "$rc" -eq 0 ] || fail "interrupted run exited $rc"
+[ "$rc" -eq 130 ] || fail "interrupted run exited $rc, expected 130 (128 + SIGINT)"
 json_check "$WORK/partial.json" 'r["partial"] is True and len(r["iterations"]) > 0'
+
+# Numbers CLI11 would saturate or wrap are refused as typed (exit 2), and a
+# thread count that would exhaust libgomp is refused before it starts.
+expect_exit 2 "--batch-size: must be at most 1073741824, got '99999999999999999999'" -- run resnet50 --batch-size 99999999999999999999
+expect_exit 2 "--seed: must be a whole number in \[0, 18446744073709551615\], got '-1'" -- run resnet50 --seed -1
+expect_exit 2 "--seed: must be at most 18446744073709551615, got '18446744073709551616'" -- run resnet50 --seed 18446744073709551616
+expect_exit 2 "^tbd: error: --threads 3000 is more than this machine can use" -- run resnet50 --scale tiny --threads 3000
 
 finish

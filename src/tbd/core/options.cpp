@@ -1,6 +1,8 @@
 #include "tbd/core/options.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
@@ -73,11 +75,23 @@ MemoryFormat parse_memory_format(const std::string& text) {
   throw UsageError("--memory-format must be auto, channels_last or contiguous, got '" + text + "'");
 }
 
+int max_threads() {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  return std::max(64, 4 * static_cast<int>(cpus));
+}
+
 void validate(const RunOptions& o) {
   if (o.batch_size < 0)
     throw UsageError("--batch-size must be a positive integer (or omitted for the default), got " +
                      std::to_string(o.batch_size));
+  if (o.batch_size > kMaxBatchSize)
+    throw UsageError("--batch-size must be at most " + std::to_string(kMaxBatchSize) + ", got " +
+                     std::to_string(o.batch_size));
   if (o.threads < 0) throw UsageError("--threads must be positive, got " + std::to_string(o.threads));
+  if (o.threads > max_threads())
+    throw UsageError("--threads " + std::to_string(o.threads) + " is more than this machine can use: at most " +
+                     std::to_string(max_threads()) + " (4 per CPU, at least 64); more threads only queue for the "
+                     "same cores, and thousands exhaust memory for their stacks");
   if (o.data_workers < 1 || o.data_workers > 256)
     throw UsageError("--data-workers must be in [1, 256], got " + std::to_string(o.data_workers));
   if (o.warmup < 0) throw UsageError("--warmup must be a count >= 0 or 'auto', got " + std::to_string(o.warmup));

@@ -35,6 +35,9 @@ Precision parse_precision(const std::string& text);  // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
 
+// Larger batches are typing mistakes, not workloads (and overflow sizes).
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
+
 struct RunOptions {
   std::string workload;
   std::string device = "cpu";  // cpu | cuda | cuda:N
@@ -80,6 +83,9 @@ struct RunOptions {
 // Range checks shared by every entry point (CLI, benchmarks, tests).
 // Throws UsageError naming the option and the accepted values.
 void validate(const RunOptions& options);
+
+// The most --threads accepted: 4 per CPU, at least 64.
+int max_threads();
 
 nlohmann::json to_json(const RunOptions& options);
 

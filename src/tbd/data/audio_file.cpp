@@ -1,6 +1,7 @@
 #include "tbd/data/audio_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -117,6 +118,12 @@ std::vector<float> read_audio(const std::string& path, int sample_rate) {
                 (decoder_error ? std::string(": ") + sf_strerror(file.get()) : std::string("; the stream ends early")) +
                 ")");
   info.frames = got;
+  // A float WAV can hold NaN or Inf; found here, the file is named, not the learning rate blamed.
+  for (size_t i = 0; i < interleaved.size(); ++i)
+    if (!std::isfinite(interleaved[i]))
+      throw Error(path + ": sample " + std::to_string(i / static_cast<size_t>(info.channels)) + " is " +
+                  (std::isnan(interleaved[i]) ? "NaN" : "infinite") +
+                  " (a floating-point file with invalid values); re-create or remove the file");
   if (info.channels == 1) return interleaved;
   std::vector<float> mono(static_cast<size_t>(info.frames));
   for (size_t i = 0; i < mono.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "tbd/core/error.h"
+#include "tbd/data/dataset_paths.h"
 
 namespace tbd {
 
@@ -58,6 +59,16 @@ namespace {
 
 // Checked before the pipeline thread starts reading.
 std::ifstream open_criteo(const std::string& path) {
+  // A loop of symbolic links, a folder or a device is named for what it is, not "no such file".
+  switch (path_kind(path)) {
+    case PathKind::directory:
+      throw UsageError("--data " + path + " is a folder; give the Criteo TSV file itself (e.g. " + path + "/train.txt)");
+    case PathKind::other:
+      throw UsageError("--data " + path + " is a device, pipe or socket, not a Criteo TSV file");
+    case PathKind::missing:
+    case PathKind::regular:
+      break;
+  }
   std::ifstream in(path);
   if (!in) throw UsageError("--data " + path + ": no such file (expected a Criteo TSV file)");
   if (in.peek() == std::ifstream::traits_type::eof()) throw UsageError("--data " + path + ": the file is empty");

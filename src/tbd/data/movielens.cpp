@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,11 +39,12 @@ bool parse_int(const std::string& s, int64_t& out) {
   return true;
 }
 
+// A finite number: "nan" and "inf" parse as doubles but are no rating.
 bool parse_real(const std::string& s) {
   if (s.empty()) return false;
   char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return *end == '\0';
+  const double v = std::strtod(s.c_str(), &end);
+  return *end == '\0' && std::isfinite(v);
 }
 
 constexpr const char* kHeader = "userId,movieId,rating,timestamp";

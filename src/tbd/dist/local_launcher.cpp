@@ -16,13 +16,12 @@
 #include <cstring>
 #include <string>
 
+#include "tbd/core/child_process.h"
 #include "tbd/core/error.h"
+#include "tbd/measure/interrupt.h"
 
 namespace tbd {
 namespace {
-
-std::atomic<int> g_forward_signal{0};
-extern "C" void remember_signal(int sig) { g_forward_signal.store(sig); }
 
 struct Worker {
   int rank = 0;
@@ -70,9 +69,13 @@ std::string describe(int status) {
 }
 
 pid_t spawn(const std::vector<std::string>& args, int rank, int nproc, int port, int out_fd, int err_fd) {
+  const pid_t launcher = getpid();
   const pid_t pid = fork();
+  if (pid < 0) throw Error(std::string("cannot start worker process: ") + std::strerror(errno));
   if (pid != 0) return pid;
-  // Child: wire the pipes, set the rendezvous variables, become tbd again.
+  // Child: die with the launcher, wire the pipes, set the rendezvous
+  // variables, become tbd again.
+  die_with_parent(launcher);
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
   setenv("RANK", std::to_string(rank).c_str(), 1);
@@ -81,12 +84,22 @@ pid_t spawn(const std::vector<std::string>& args, int rank, int nproc, int port,
   setenv("LOCAL_WORLD_SIZE", std::to_string(nproc).c_str(), 1);
   setenv("MASTER_ADDR", "127.0.0.1", 1);
   setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+  setenv(kLauncherVariable, std::to_string(launcher).c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   execv("/proc/self/exe", argv.data());
   std::fprintf(stderr, "cannot start worker: %s\n", std::strerror(errno));
   _exit(127);
+}
+
+bool exited_with(int status, int code) { return WIFEXITED(status) && WEXITSTATUS(status) == code; }
+
+// How a worker ended after the launcher forwarded SIGINT or SIGTERM to it:
+// by its partial result (exit 130 or 143), or by the signal itself.
+bool ended_by_interrupt(int status) {
+  return exited_with(status, 128 + SIGINT) || exited_with(status, 128 + SIGTERM) ||
+         (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM));
 }
 
 }  // namespace
@@ -108,13 +121,19 @@ int free_local_port() {
   return ntohs(addr.sin_port);
 }
 
+bool launched_by_local_launcher() {
+  const char* launcher = std::getenv(kLauncherVariable);
+  return launcher && std::atol(launcher) == static_cast<long>(getppid());
+}
+
 int run_local_workers(const std::vector<std::string>& args, int nproc) {
   const int port = free_local_port();
   std::vector<Worker> workers(static_cast<size_t>(nproc));
-  struct sigaction sa{}, old_int{}, old_term{};
-  sa.sa_handler = remember_signal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  // SIGINT and SIGTERM are counted (measure/interrupt.h) and forwarded to
+  // every rank, which then agree to stop and write a partial result; the
+  // third abandons the run (this process ends, and the ranks with it).
+  install_interrupt_handler();
+  int forwarded = interrupt_count();
   for (int r = 0; r < nproc; ++r) {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
@@ -133,9 +152,9 @@ int run_local_workers(const std::vector<std::string>& args, int nproc) {
   auto stop_deadline = std::chrono::steady_clock::time_point::max();
   int running = nproc;
   while (running > 0) {
-    if (const int sig = g_forward_signal.exchange(0); sig != 0)
+    for (; forwarded < interrupt_count(); ++forwarded)
       for (auto& w : workers)
-        if (w.running) kill(w.pid, sig);
+        if (w.running) kill(w.pid, interrupt_signal());
     std::vector<pollfd> fds;
     std::vector<std::pair<Worker*, bool>> owners;
     for (auto& w : workers) {
@@ -170,7 +189,8 @@ int run_local_workers(const std::vector<std::string>& args, int nproc) {
       w.running = false;
       w.status = status;
       --running;
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      if (exited_with(status, 0)) continue;
+      if (interrupt_requested() && ended_by_interrupt(status)) continue;  // what we asked for, not a failure
       if (newly_failed < 0 || (WIFSIGNALED(status) && !WIFSIGNALED(workers[static_cast<size_t>(newly_failed)].status)))
         newly_failed = static_cast<int>(i);
     }
@@ -179,12 +199,14 @@ int run_local_workers(const std::vector<std::string>& args, int nproc) {
       // next collective and say so themselves; those that have not ended
       // after a grace period are stopped.
       first_failure = newly_failed;
-      term_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-      stop_deadline = term_deadline + std::chrono::seconds(5);
+      term_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      stop_deadline = term_deadline + std::chrono::seconds(3);
     }
     if (std::chrono::steady_clock::now() > term_deadline) {
+      // SIGCONT too: a stopped (frozen) rank would otherwise hold its SIGTERM
+      // until the SIGKILL.
       for (auto& w : workers)
-        if (w.running) kill(w.pid, SIGTERM);
+        if (w.running) kill(w.pid, SIGTERM), kill(w.pid, SIGCONT);
       term_deadline = std::chrono::steady_clock::time_point::max();
     }
     if (std::chrono::steady_clock::now() > stop_deadline)
@@ -202,9 +224,12 @@ int run_local_workers(const std::vector<std::string>& args, int nproc) {
       ::close(*fd);
     }
   }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  if (first_failure < 0) return 0;
+  if (first_failure < 0) {
+    if (!interrupt_requested()) return 0;
+    std::fprintf(stderr, "tbd: interrupted by %s; the ranks stopped%s\n", signal_name(interrupt_signal()),
+                 exited_with(workers[0].status, 128 + interrupt_signal()) ? " and rank 0 wrote a partial result" : "");
+    return interrupted_exit_status();
+  }
   const Worker& w = workers[static_cast<size_t>(first_failure)];
   std::fprintf(stderr, "tbd: error: rank %d of %d %s; the other ranks were stopped\n", w.rank, nproc,
                describe(w.status).c_str());

@@ -1,8 +1,11 @@
 #include "tbd/dist/process_group.h"
 
 #include "tbd/core/error.h"
+#include "tbd/dist/deadline.h"
 
+#include <netdb.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,13 +27,25 @@ namespace tbd {
 #ifdef TBD_WITH_GLOO
 namespace {
 
-// Gone, or a zombie its parent has not reaped yet.
-bool process_gone(pid_t pid) {
-  if (kill(pid, 0) != 0) return errno == ESRCH;
+// Beyond c10d's own time-outs, before a call without one is given up.
+constexpr std::chrono::milliseconds kDeadlineMargin{2000};
+
+// A peer's process as it registered at set-up: "host pid".
+struct Peer {
+  std::string host;
+  pid_t pid = 0;
+};
+using Peers = std::vector<Peer>;  // indexed by rank
+
+// The state letter of /proc/PID/stat: R, S, D, T (stopped), t (traced), Z
+// (zombie), X; '?' when the process is gone.
+char process_state(pid_t pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return '?';
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field, comm, state;
-  if (!(stat >> pid_field >> comm >> state)) return false;
-  return state == "Z" || state == "X";
+  std::string line;
+  if (!std::getline(stat, line)) return '?';
+  const auto paren = line.rfind(')');  // the command name may hold spaces and brackets
+  return paren != std::string::npos && paren + 2 < line.size() ? line[paren + 2] : '?';
 }
 
 std::string hostname() {
@@ -39,32 +54,31 @@ std::string hostname() {
   return host;
 }
 
-// Which ranks are gone? Every rank registers "host pid" at set-up; a peer on
-// this host whose process no longer exists is named. Remote peers cannot be
-// checked from here, and if rank 0 (the store's host) is gone the store is too.
-std::string lost_ranks(c10d::Store* store, int self, int size) {
-  if (!store) return "";
-  std::string lost;
-  try {
-    for (int r = 0; r < size; ++r) {
-      if (r == self) continue;
-      const std::string key = "tbd/proc/" + std::to_string(r);
-      if (!store->check({key})) continue;
-      const auto bytes = store->get(key);
-      const std::string entry(bytes.begin(), bytes.end());
-      const auto space = entry.rfind(' ');
-      if (entry.substr(0, space) != hostname()) continue;
-      const pid_t pid = static_cast<pid_t>(std::stol(entry.substr(space + 1)));
-      if (process_gone(pid)) lost += (lost.empty() ? "" : ", ") + std::to_string(r);
-    }
-  } catch (const std::exception&) {
-    return self == 0 ? "" : "0 (the rendezvous host)";
+// Which peers are gone or frozen? Only peers on this host can be checked
+// (from /proc, with the table read at set-up: asking the store here could
+// block on a frozen rank 0). Empty when nothing could be told.
+std::string lost_ranks(const Peers& peers, int self) {
+  const std::string here = hostname();
+  std::string gone, stopped;
+  for (size_t r = 0; r < peers.size(); ++r) {
+    if (static_cast<int>(r) == self || peers[r].host != here || peers[r].pid <= 0) continue;
+    const char state = process_state(peers[r].pid);
+    const bool is_gone = state == '?' || state == 'Z' || state == 'X';  // a zombie: dead, not yet reaped
+    const bool is_stopped = state == 'T' || state == 't';
+    if (!is_gone && !is_stopped) continue;
+    std::string& list = is_gone ? gone : stopped;
+    list += (list.empty() ? "" : ", ") + std::to_string(r) + " (pid " + std::to_string(peers[r].pid) + ")";
   }
-  return lost;
+  std::string what;
+  if (!gone.empty()) what = "lost rank " + gone + " (its process is gone)";
+  if (!stopped.empty())
+    what += (what.empty() ? "" : "; ") + std::string("rank ") + stopped +
+            " is stopped (SIGSTOP, Ctrl-Z or a debugger) and does not answer";
+  return what;
 }
 
 // c10d reports a lost peer as a c10::Error or a std::runtime_error from Gloo.
-[[noreturn]] void rethrow_lost_peer(const char* during, c10d::Store* store = nullptr, int self = 0, int size = 0) {
+[[noreturn]] void rethrow_lost_peer(const char* during, const Peers& peers = {}, int self = 0) {
   std::string detail;
   try {
     throw;
@@ -77,32 +91,30 @@ std::string lost_ranks(c10d::Store* store, int self, int size) {
   // look again for up to a second before saying we cannot tell.
   std::string lost;
   for (int attempt = 0; attempt < 20 && lost.empty(); ++attempt) {
-    lost = lost_ranks(store, self, size);
+    lost = lost_ranks(peers, self);
     if (lost.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw Error("rank " + std::to_string(self) + ": distributed " + during + " failed: " +
-              (lost.empty() ? std::string("a peer rank was lost or timed out")
-                            : "lost rank " + lost + " (its process is gone)") +
-              " (" + detail + ")");
+              (lost.empty() ? std::string("a peer rank was lost or timed out") : lost) + " (" + detail + ")");
 }
 
 // Gloo completes on its own threads: the completion callback times it.
 class GlooPending final : public PendingReduce {
  public:
-  GlooPending(c10::intrusive_ptr<c10d::Work> work, c10::intrusive_ptr<c10d::Store> store, int rank, int size)
-      : work_(std::move(work)), store_(std::move(store)), rank_(rank), size_(size) {}
+  GlooPending(c10::intrusive_ptr<c10d::Work> work, std::shared_ptr<const Peers> peers, int rank)
+      : work_(std::move(work)), peers_(std::move(peers)), rank_(rank) {}
   void wait() override {
     try {
       work_->wait();
     } catch (...) {
-      rethrow_lost_peer("all-reduce", store_.get(), rank_, size_);
+      rethrow_lost_peer("all-reduce", *peers_, rank_);
     }
   }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
-  c10::intrusive_ptr<c10d::Store> store_;
-  int rank_, size_;
+  std::shared_ptr<const Peers> peers_;
+  int rank_;
 };
 
 #ifdef TBD_WITH_NCCL
@@ -113,15 +125,15 @@ class GlooPending final : public PendingReduce {
 class NcclPending final : public PendingReduce {
  public:
   NcclPending(c10::intrusive_ptr<c10d::Work> work, c10::Device device, std::function<void()> on_done,
-              c10::intrusive_ptr<c10d::Store> store, int rank, int size)
-      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), store_(std::move(store)),
-        rank_(rank), size_(size) {}
+              std::shared_ptr<const Peers> peers, int rank)
+      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), peers_(std::move(peers)),
+        rank_(rank) {}
   void wait() override {
     try {
       work_->wait();
       at::accelerator::synchronizeDevice(device_.index());
     } catch (...) {
-      rethrow_lost_peer("all-reduce", store_.get(), rank_, size_);
+      rethrow_lost_peer("all-reduce", *peers_, rank_);
     }
     if (on_done_) on_done_();
     try {
@@ -136,8 +148,8 @@ class NcclPending final : public PendingReduce {
   c10::intrusive_ptr<c10d::Work> work_;
   c10::Device device_;
   std::function<void()> on_done_;
-  c10::intrusive_ptr<c10d::Store> store_;
-  int rank_, size_;
+  std::shared_ptr<const Peers> peers_;
+  int rank_;
   std::optional<double> seconds_;
 };
 #endif
@@ -147,9 +159,9 @@ class NcclPending final : public PendingReduce {
 class C10dGroup final : public ProcessGroup {
  public:
   C10dGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> pg, std::string name,
-            c10::Device tensor_device, int rank, int size)
+            c10::Device tensor_device, int rank, int size, Peers peers, std::chrono::milliseconds timeout)
       : store_(std::move(store)), pg_(std::move(pg)), name_(std::move(name)), device_(tensor_device),
-        rank_(rank), size_(size) {}
+        rank_(rank), size_(size), peers_(std::make_shared<const Peers>(std::move(peers))), timeout_(timeout) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -162,7 +174,7 @@ class C10dGroup final : public ProcessGroup {
         pg_->broadcast(one)->wait();
       }
     } catch (...) {
-      rethrow_lost_peer("broadcast", store_.get(), rank_, size_);
+      rethrow_lost_peer("broadcast", *peers_, rank_);
     }
   }
 
@@ -172,12 +184,12 @@ class C10dGroup final : public ProcessGroup {
       auto work = pg_->allreduce(one);
 #ifdef TBD_WITH_NCCL
       if (device_.is_cuda())
-        return std::make_shared<NcclPending>(std::move(work), device_, std::move(on_done), store_, rank_, size_);
+        return std::make_shared<NcclPending>(std::move(work), device_, std::move(on_done), peers_, rank_);
 #endif
       if (on_done) work->getFuture()->addCallback([on_done](c10::ivalue::Future&) { on_done(); });
-      return std::make_shared<GlooPending>(std::move(work), store_, rank_, size_);
+      return std::make_shared<GlooPending>(std::move(work), peers_, rank_);
     } catch (...) {
-      rethrow_lost_peer("all-reduce", store_.get(), rank_, size_);
+      rethrow_lost_peer("all-reduce", *peers_, rank_);
     }
   }
 
@@ -190,23 +202,29 @@ class C10dGroup final : public ProcessGroup {
       pg_->allreduce(one, opts)->wait();
       return static_cast<int>(t.item<int64_t>());  // item() waits for the device
     } catch (...) {
-      rethrow_lost_peer("agreement", store_.get(), rank_, size_);
+      rethrow_lost_peer("agreement", *peers_, rank_);
     }
   }
 
   std::vector<std::string> gather_text(const std::string& key, const std::string& value) override {
     try {
-      const std::string prefix = "tbd/" + key + "/";
-      store_->set(prefix + std::to_string(rank_), std::vector<uint8_t>(value.begin(), value.end()));
-      std::vector<std::string> all;
-      if (rank_ == 0)
-        for (int r = 0; r < size_; ++r) {
-          const auto bytes = store_->get(prefix + std::to_string(r));  // waits up to the timeout
-          all.emplace_back(bytes.begin(), bytes.end());
-        }
-      return all;
+      // The store's get waits up to the timeout; the deadline also covers a
+      // frozen store host.
+      return within_deadline(timeout_ + kDeadlineMargin, "gathering '" + key + "' from the store",
+                             [store = store_, key, value, rank = rank_, size = size_] {
+                               const std::string prefix = "tbd/" + key + "/";
+                               store->set(prefix + std::to_string(rank),
+                                          std::vector<uint8_t>(value.begin(), value.end()));
+                               std::vector<std::string> all;
+                               if (rank == 0)
+                                 for (int r = 0; r < size; ++r) {
+                                   const auto bytes = store->get(prefix + std::to_string(r));
+                                   all.emplace_back(bytes.begin(), bytes.end());
+                                 }
+                               return all;
+                             });
     } catch (...) {
-      rethrow_lost_peer("result gathering", store_.get(), rank_, size_);
+      rethrow_lost_peer("result gathering", *peers_, rank_);
     }
   }
 
@@ -214,7 +232,7 @@ class C10dGroup final : public ProcessGroup {
     try {
       pg_->barrier()->wait();
     } catch (...) {
-      rethrow_lost_peer("barrier", store_.get(), rank_, size_);
+      rethrow_lost_peer("barrier", *peers_, rank_);
     }
   }
 
@@ -224,6 +242,8 @@ class C10dGroup final : public ProcessGroup {
   std::string name_;
   c10::Device device_;
   int rank_, size_;
+  std::shared_ptr<const Peers> peers_;  // shared with pending reductions, which may outlive a call
+  std::chrono::milliseconds timeout_;
 };
 
 c10::intrusive_ptr<c10d::Backend> make_gloo(const c10::intrusive_ptr<c10d::Store>& store, const DistEnvironment& env,
@@ -247,6 +267,45 @@ c10::intrusive_ptr<c10d::Backend> make_nccl(const c10::intrusive_ptr<c10d::Store
 }
 #endif
 
+// Every rank publishes "host pid" and reads everyone's, once, while all are
+// alive: a failure later is diagnosed from this table, not from the store.
+Peers exchange_peers(c10d::Store& store, int self, int size) {
+  const std::string me = hostname() + " " + std::to_string(getpid());
+  store.set("tbd/proc/" + std::to_string(self), std::vector<uint8_t>(me.begin(), me.end()));
+  Peers peers(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    const auto bytes = store.get("tbd/proc/" + std::to_string(r));  // waits up to the store's timeout
+    const std::string entry(bytes.begin(), bytes.end());
+    const auto space = entry.rfind(' ');
+    if (space == std::string::npos) continue;
+    peers[static_cast<size_t>(r)] = {entry.substr(0, space), static_cast<pid_t>(std::atol(entry.c_str() + space + 1))};
+  }
+  return peers;
+}
+
+// An unresolvable MASTER_ADDR fails at once with its own message, not after
+// the store's connection retries (each lookup can take seconds).
+void resolve_rendezvous_host(const DistEnvironment& env, std::chrono::milliseconds timeout) {
+  const std::string host = env.master_addr;
+  int rc = 0;
+  try {
+    rc = within_deadline(timeout, "resolving MASTER_ADDR", [host] {
+      addrinfo hints{};
+      hints.ai_socktype = SOCK_STREAM;
+      addrinfo* found = nullptr;
+      const int status = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+      if (found) freeaddrinfo(found);
+      return status;
+    });
+  } catch (const DeadlineExceeded& e) {
+    throw Error("rank " + std::to_string(env.rank) + ": MASTER_ADDR '" + host + "' could not be resolved: " +
+                e.what() + " (the name service does not answer); give rank 0's IP address instead");
+  }
+  if (rc != 0)
+    throw Error("rank " + std::to_string(env.rank) + ": MASTER_ADDR '" + host + "' does not resolve to an address (" +
+                gai_strerror(rc) + "); set it to the host name or IP address of rank 0's machine");
+}
+
 }  // namespace
 
 bool ProcessGroup::available() { return true; }
@@ -265,24 +324,36 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
     throw UsageError("distributed runs on CUDA need the NCCL backend, which this build does not include (a CPU "
                      "LibTorch, or NCCL's header nccl.h was not found at configure time: set NCCL_INCLUDE_DIR); "
                      "run distributed on --device cpu (Gloo)");
-  c10::intrusive_ptr<c10d::Store> store;
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
+  const std::string rank = "rank " + std::to_string(env.rank);
+  const auto seconds = std::to_string(timeout.count() / 1000) + " s";
+  resolve_rendezvous_host(env, timeout);
+  c10::intrusive_ptr<c10d::Store> store;
   try {
     c10d::TCPStoreOptions so;
     so.port = static_cast<std::uint16_t>(env.master_port);
     so.isServer = env.rank == 0;
     so.numWorkers = env.world_size;
     so.waitWorkers = true;
-    so.timeout = timeout;
-    store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    so.timeout = timeout;  // connecting, waiting for the workers, get and wait
+    // The constructor's handshake (validate, ping) has no time-out of its own.
+    store = within_deadline(timeout + kDeadlineMargin, "the rendezvous handshake", [addr = env.master_addr, so] {
+      return c10::intrusive_ptr<c10d::Store>(c10::make_intrusive<c10d::TCPStore>(addr, so));
+    });
+  } catch (const DeadlineExceeded& e) {
+    // Nobody listening, or something that accepts the connection and never
+    // answers: c10d cannot tell us which.
+    throw Error(rank + " could not join the rendezvous at " + where + ": " + e.what() + ". Rank 0 is not running, "
+                "is frozen (stopped, or under a debugger), or MASTER_PORT belongs to another service; check "
+                "MASTER_ADDR/MASTER_PORT and that all " + std::to_string(env.world_size) + " ranks were started");
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto* c = dynamic_cast<const c10::Error*>(&e)) what = c->what_without_backtrace();
-    throw Error("rank " + std::to_string(env.rank) + " could not join the rendezvous at " + where + " within " +
-                std::to_string(timeout.count() / 1000) + " s: " + what +
+    throw Error(rank + " could not join the rendezvous at " + where + " within " + seconds + ": " + what +
                 ". Check MASTER_ADDR/MASTER_PORT, that rank 0 is running, and that all " +
                 std::to_string(env.world_size) + " ranks were started");
   }
+  Peers peers;
   try {
     c10::intrusive_ptr<c10d::Backend> pg;
     std::string name = "gloo";
@@ -294,12 +365,16 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
       tensor_device = device;
     }
 #endif
-    if (!pg) pg = make_gloo(store, env, timeout);
-    const std::string me = hostname() + " " + std::to_string(getpid());
-    store->set("tbd/proc/" + std::to_string(env.rank), std::vector<uint8_t>(me.begin(), me.end()));
-    return std::make_unique<C10dGroup>(store, pg, name, tensor_device, env.rank, env.world_size);
+    // Gloo's rendezvous reads the store; a frozen store host must not hang it.
+    if (!pg)
+      pg = within_deadline(timeout + kDeadlineMargin, "setting up Gloo",
+                           [store, env, timeout] { return make_gloo(store, env, timeout); });
+    peers = within_deadline(timeout + kDeadlineMargin, "exchanging process ids",
+                            [store, rank = env.rank, size = env.world_size] { return exchange_peers(*store, rank, size); });
+    return std::make_unique<C10dGroup>(store, pg, name, tensor_device, env.rank, env.world_size, std::move(peers),
+                                       timeout);
   } catch (...) {
-    rethrow_lost_peer("set-up", store.get(), env.rank, env.world_size);
+    rethrow_lost_peer("set-up", peers, env.rank);
   }
 }
 

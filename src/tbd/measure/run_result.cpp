@@ -99,7 +99,9 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
     for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
   }
   headline_global_throughput(s, outcome.summary);
-  if (result.contains("trace"))
+  if (result.contains("trace") && result["trace"].contains("error"))
+    outcome.summary.push_back({"trace", "NOT WRITTEN: " + result["trace"]["error"].get<std::string>()});
+  else if (result.contains("trace"))
     outcome.summary.push_back({"trace", result["trace"]["file"].get<std::string>() + " (" +
                                             std::to_string(trace.iterations) +
                                             " iterations after the timed windows; open in Perfetto)"});

@@ -93,6 +93,24 @@ std::string divergence_hint(const Session& s) {
   return hint;
 }
 
+// "NaN or infinite values (input 0, 12 of 4096 elements)", or empty when
+// every floating-point input and target is finite.
+std::string non_finite_inputs(const Batch& batch) {
+  const auto check = [](const std::vector<torch::Tensor>& tensors, const char* kind) -> std::string {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const torch::Tensor& t = tensors[i];
+      if (!t.defined() || !t.is_floating_point()) continue;
+      const int64_t bad = (~torch::isfinite(t)).sum().item<int64_t>();
+      if (bad > 0)
+        return "NaN or infinite values (" + std::string(kind) + " " + std::to_string(i) + ": " + std::to_string(bad) +
+               " of " + std::to_string(t.numel()) + " elements)";
+    }
+    return "";
+  };
+  const std::string in = check(batch.inputs, "input");
+  return in.empty() ? check(batch.targets, "target") : in;
+}
+
 // One training iteration, timed from the request for its batch to the
 // device's completion of its step. Only `probes` are told about it.
 IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Phases& phases, int repetition,
@@ -115,9 +133,18 @@ IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Pha
   r.seconds = seconds_since(t0);
   r.device_seconds = device_timer.seconds();
   r.samples = batch.samples;
-  if (!std::isfinite(r.loss))
-    throw Error("the training loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " in " +
-                what + " iteration " + std::to_string(index + 1) + ": the model diverged; " + divergence_hint(s));
+  if (!std::isfinite(r.loss)) {
+    const std::string loss = "the training loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
+                             " in " + what + " iteration " + std::to_string(index + 1);
+    // Bad input is checked first: a NaN in the data is no reason to lower the learning rate.
+    if (const std::string bad = non_finite_inputs(batch); !bad.empty())
+      throw Error(loss + " because its input batch holds " + bad + ": the data, not the model; " +
+                  (s.options.data_path.empty() ? std::string("the synthetic generator produced them (a bug in tbd)")
+                                               : "check the data in " + s.options.data_path +
+                                                     " for NaN or Inf values (a reader that meets them in a "
+                                                     "file names it)"));
+    throw Error(loss + ": the model diverged; " + divergence_hint(s));
+  }
   for (auto* p : probes) p->on_iteration_end(r);
   return r;
 }
@@ -147,6 +174,11 @@ bool settled(const std::deque<double>& recent) {
     if (what.find("can't allocate memory") != std::string::npos)
       throw Error("out of host memory at batch size " + std::to_string(o.batch_size) +
                   ": use a smaller --batch-size (or --scale small) (" + what + ")");
+    // An Error, not a UsageError: a sweep records this point and goes on to batch size 2.
+    if (what.find("Expected more than 1 value per channel when training") != std::string::npos)
+      throw Error("batch size " + std::to_string(o.batch_size) + " is too small for " + o.workload +
+                  ": its batch normalisation needs more than one value per channel to compute batch statistics "
+                  "in training; use --batch-size 2 or more (LibTorch: " + what + ")");
     throw Error("LibTorch error: " + what);
   }
 }
@@ -313,7 +345,15 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations) 
   synchronize(s.device);
   const double wall_s = seconds_since(t0);
   Profile p;
-  p.saved = recorder.stop_and_save();
+  try {
+    p.saved = recorder.stop_and_save();
+  } catch (const std::exception& e) {
+    if (path.empty()) throw;  // only the kernel view wanted it: profile_pass decides
+    // The trace is an extra: its loss must not cost the measured result.
+    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+    p.saved = {{"file", nullptr}, {"requested_file", path},
+               {"error", c10_error ? c10_error->what_without_backtrace() : e.what()}};
+  }
   p.kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
   return p;
 }

@@ -2,8 +2,11 @@
 
 #include <kineto/ActivityType.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -43,6 +46,30 @@ std::vector<DeviceActivity> device_activities_of(const std::vector<prof::KinetoE
     out.push_back(std::move(a));
   }
   return out;
+}
+
+// A complete JSON document ends with '}' or ']' (whitespace aside).
+bool ends_like_json(const std::string& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  std::streamoff pos = in.tellg();
+  while (pos > 0) {
+    in.seekg(--pos);
+    const int c = in.get();
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '}' || c == ']';
+  }
+  return false;
+}
+
+// Why a write came out short, when the file system says: most often a full disk.
+std::string space_note(const std::string& file) {
+  const fs::path p(file);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  struct statvfs st{};
+  if (statvfs(dir.c_str(), &st) == 0 && st.f_bavail == 0)
+    return std::string(" (") + std::strerror(ENOSPC) + ": " + dir.string() + " is full)";
+  return " (the disk may be full or failing)";
 }
 
 }  // namespace
@@ -86,13 +113,25 @@ nlohmann::json TraceRecorder::stop_and_save() {
   activities_ = device_activities_of(result->events());
   if (path_.empty()) return nullptr;
   // Kineto writes the file itself; write it beside the target and rename so
-  // a failed export never leaves a half-written trace.
+  // a failed export never leaves a half-written trace. Kineto does not report
+  // a failed write, so the file is checked for its closing brace.
   const std::string tmp = path_ + ".tmp" + std::to_string(getpid());
-  result->save(tmp);
   std::error_code ec;
-  if (!fs::exists(tmp, ec)) throw Error("Kineto did not write the trace to " + tmp);
+  const auto fail = [&](const std::string& why) {
+    fs::remove(tmp, ec);
+    fs::remove(tmp + ".tmp", ec);  // Kineto's own temporary, left when its write fails
+    throw Error("cannot write the trace " + path_ + ": " + why);
+  };
+  try {
+    result->save(tmp);
+  } catch (const std::exception& e) {
+    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+    fail(c10_error ? c10_error->what_without_backtrace() : e.what());
+  }
+  if (!fs::exists(tmp, ec)) fail("Kineto wrote no file" + space_note(path_));
+  if (!ends_like_json(tmp)) fail("Kineto's file ends early" + space_note(path_));
   fs::rename(tmp, path_, ec);
-  if (ec) throw Error("cannot write the trace " + path_ + ": " + ec.message());
+  if (ec) fail(ec.message());
   return {{"file", path_}, {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},
           {"format", "Chrome trace JSON (Kineto export); opens in Perfetto and chrome://tracing"}};
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/error.h"
+#include "tbd/measure/interrupt.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -30,6 +31,7 @@ void check_output_path(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  const AbandonDeferred whole_file_or_none;  // a third Ctrl-C ends the process after the rename
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));

@@ -13,7 +13,10 @@ namespace tbd {
 // Throws UsageError.
 void check_output_path(const std::string& path);
 
-// Throws Error when the file cannot be written; the target is then untouched.
+// Throws Error when the file cannot be written (naming the cause: "No space
+// left on device"); the target is then untouched and the temporary removed.
+// A signal that abandons the run waits until the file is complete; only
+// SIGKILL can leave a PATH.tmp.PID behind.
 void write_file_atomically(const std::string& path, const std::string& content);
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 
