@@ -123,7 +123,7 @@ Command add_run_command(CLI::App& app) {
                   "(LibTorch's per-parameter step); an ablation switch")
       ->capture_default_str();
   cmd->add_option("--memory-format", a->memory_format,
-                  "Layout of convolutional workloads: auto (the faster for the device), channels_last or "
+                  "Layout of resnet50's tensors: auto (the faster for the device), channels_last or "
                   "contiguous; an ablation switch")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");

@@ -21,7 +21,7 @@ enum class Precision { fp32, tf32, bf16, fp16 };
 // per-parameter step. The ablation switch of docs/workloads.md#optimizers.
 enum class OptimizerImpl { fused, foreach, loop };
 
-// Layout of the convolutional workloads' activations and weights
+// Layout of resnet50's activations and weights
 // (src/tbd/nn/memory_format.h): auto picks the faster for the device
 // (channels-last on CUDA; on the CPU as measured, docs/workloads.md#memory-format).
 enum class MemoryFormat { automatic, channels_last, contiguous };

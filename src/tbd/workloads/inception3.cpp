@@ -12,7 +12,6 @@
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/inception3.h"
-#include "tbd/nn/memory_format.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
 
@@ -98,8 +97,6 @@ class Inception3 final : public Workload {
     config_ = config;
     model_ = nn::Inception3(config);
     model_->to(device);
-    memory_format_ = nn::resolve_memory_format(options.memory_format, device);
-    nn::convert_memory_format(*model_, memory_format_);
     model_->train();
     max_gradient_norm_ = settings.real("max_gradient_norm");
     label_smoothing_ = settings.real("label_smoothing");
@@ -123,7 +120,7 @@ class Inception3 final : public Workload {
     namespace F = torch::nn::functional;
     const auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing_);
     auto forward = phases.forward();
-    const nn::InceptionOutput out = model_->forward(nn::in_memory_format(batch.inputs[0], memory_format_));
+    const nn::InceptionOutput out = model_->forward(batch.inputs[0]);
     // The objective: main loss + 0.4 × auxiliary loss (both label-smoothed).
     auto loss = F::cross_entropy(out.logits, batch.targets[0], loss_options);
     if (out.aux_logits.defined())
@@ -141,14 +138,12 @@ class Inception3 final : public Workload {
             {"classes", config_.classes},
             {"aux", config_.aux},
             {"width_divisor", config_.width_divisor},
-            {"effective_lr", lr_},
-            {"memory_format", nn::memory_format_name(memory_format_)}};
+            {"effective_lr", lr_}};
   }
 
  private:
   torch::Device device_{torch::kCPU};
   int image_size_ = 299;
-  at::MemoryFormat memory_format_ = at::MemoryFormat::Contiguous;
   nn::Inception3Config config_;
   double lr_ = 0, max_gradient_norm_ = 2.0, label_smoothing_ = 0.1;
   nn::Inception3 model_{nullptr};

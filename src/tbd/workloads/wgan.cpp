@@ -20,7 +20,6 @@
 #include "tbd/core/error.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/image_folder_batches.h"
-#include "tbd/nn/memory_format.h"
 #include "tbd/nn/wgan_resnet.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/workloads.h"
@@ -100,10 +99,6 @@ class Wgan final : public Workload {
     critic_ = nn::WganCritic(config_);
     generator_->to(device);
     critic_->to(device);
-    // Weights in channels-last make every convolution's output channels-last.
-    memory_format_ = nn::resolve_memory_format(options.memory_format, device);
-    nn::convert_memory_format(*generator_, memory_format_);
-    nn::convert_memory_format(*critic_, memory_format_);
     generator_->train();
     critic_->train();
     const auto adam = torch::optim::AdamOptions(settings.real("lr"))
@@ -122,7 +117,7 @@ class Wgan final : public Workload {
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
-    const auto real_batches = nn::in_memory_format(batch.inputs[0], memory_format_).split(batch_size_);
+    const auto real_batches = batch.inputs[0].split(batch_size_);
     torch::Tensor critic_loss;
     for (int64_t i = 0; i < critic_iters_; ++i) critic_loss = critic_update(real_batches[i], phases);
     generator_update(phases);
@@ -145,8 +140,7 @@ class Wgan final : public Workload {
             {"critic_iters", critic_iters_},
             {"gp_lambda", gp_lambda_},
             {"real_images_per_iteration", critic_iters_ * batch_size_},
-            {"loss", "critic: E[D(fake)] - E[D(real)] + lambda * GP, of the last critic update"},
-            {"memory_format", nn::memory_format_name(memory_format_)}};
+            {"loss", "critic: E[D(fake)] - E[D(real)] + lambda * GP, of the last critic update"}};
   }
 
  private:
@@ -211,7 +205,6 @@ class Wgan final : public Workload {
   torch::Device device_{torch::kCPU};
   int64_t batch_size_ = 64, critic_iters_ = 5;
   double gp_lambda_ = 10;
-  at::MemoryFormat memory_format_ = at::MemoryFormat::Contiguous;
   nn::WganConfig config_;
   nn::WganGenerator generator_{nullptr};
   nn::WganCritic critic_{nullptr};
