@@ -311,7 +311,7 @@ nlohmann::json to_json(const Comparison& c) {
                     {"verdict", r.verdict},
                     {"units_needed", r.needed > 0 ? nlohmann::json(r.needed) : nlohmann::json(nullptr)},
                     {"needed_unit", r.needed > 0 ? nlohmann::json(r.needed_unit) : nlohmann::json(nullptr)},
-                    {"process_allowance", s.process_allowance},
+                    {"process_allowance", s.process_allowance()},
                     {"note", r.note}});
   }
   return {{"schema", "tbd.compare/2"},

@@ -133,7 +133,6 @@ HierarchicalComparison compare_hierarchical(const RepetitionTimes& base, const R
   HierarchicalComparison c;
   const bool by_process = base.size() >= 2 && candidate.size() >= 2;
   c.unit = by_process ? "process" : "repetition";
-  c.process_allowance = !by_process;
   const auto lb = unit_logs(base, by_process), ln = unit_logs(candidate, by_process);
   if (!base.empty() || !candidate.empty()) {
     size_t reps = 0;
@@ -147,7 +146,7 @@ HierarchicalComparison compare_hierarchical(const RepetitionTimes& base, const R
   c.base_seconds_per_sample = std::exp(mean_of(lb));
   c.new_seconds_per_sample = std::exp(mean_of(ln));
   c.ratio = c.low = c.high = c.new_seconds_per_sample / c.base_seconds_per_sample;
-  const WelchTest w = welch_t_test(lb, ln, c.process_allowance ? kProcessAllowance : 0.0);
+  const WelchTest w = welch_t_test(lb, ln, c.process_allowance() ? kProcessAllowance : 0.0);
   if (!w.valid) return c;
   c.p_value = w.p_value;
   c.df = w.df;

@@ -59,13 +59,14 @@ constexpr double kProcessAllowance = 1.0;
 
 struct HierarchicalComparison {
   std::string unit;              // "process" or "repetition"
-  bool process_allowance = false;  // the unseen process variance was added
   size_t n_base = 0, n_new = 0;  // units
   double ratio = 0, low = 0, high = 0;  // time per sample new / base: > 1 is slower
   bool has_interval = false;
   double p_value = 1, df = 0;
   double log_sd = 0;                    // pooled sd of the log unit figures (≈ the units' CV)
   double repetitions_per_process = 0;   // mean over the files of both sides
+  // Repetitions as units carry the allowance for the unseen process variance.
+  bool process_allowance() const { return unit == "repetition"; }
   double base_seconds_per_sample = 0, new_seconds_per_sample = 0;  // geometric means
 };
 HierarchicalComparison compare_hierarchical(const RepetitionTimes& base, const RepetitionTimes& candidate,
