@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "tbd/nn/linear.h"
+
 namespace tbd::nn {
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_model, int64_t heads, double dropout, AttentionKind kind)
@@ -39,15 +41,15 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& query, const 
   torch::Tensor qs, ks, vs;
   if (qkv) {
     if (!query.is_same(memory)) throw std::invalid_argument("self-attention takes one sequence as query and memory");
-    auto parts = qkv(query).chunk(3, -1);
+    auto parts = linear(qkv, query).chunk(3, -1);
     qs = parts[0], ks = parts[1], vs = parts[2];
   } else {
-    qs = q(query), ks = k(memory), vs = v(memory);
+    qs = linear(q, query), ks = linear(k, memory), vs = linear(v, memory);
   }
   auto y = at::scaled_dot_product_attention(split_heads(qs), split_heads(ks), split_heads(vs), mask,
                                             is_training() ? dropout_ : 0.0, causal);
   y = y.transpose(1, 2).reshape({query.size(0), query.size(1), query.size(2)});
-  return out(y);
+  return linear(out, y);
 }
 
 torch::Tensor key_padding_mask(const torch::Tensor& lengths, int64_t max_length) {

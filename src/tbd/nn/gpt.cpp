@@ -6,6 +6,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/parameter_set.h"
+#include "tbd/nn/linear.h"
 
 namespace tbd::nn {
 namespace {
@@ -40,7 +41,7 @@ GptBlockImpl::GptBlockImpl(const GptConfig& c) {
 torch::Tensor GptBlockImpl::forward(const torch::Tensor& x) {
   auto h = ln1(x);
   auto y = x + dropout_(attention(h, h, std::nullopt, /*causal=*/true));
-  return y + dropout_(proj(torch::gelu(fc(ln2(y)), "tanh")));
+  return y + dropout_(linear(proj, torch::gelu(linear(fc, ln2(y)), "tanh")));
 }
 
 GptImpl::GptImpl(const GptConfig& config) : config_(config) {

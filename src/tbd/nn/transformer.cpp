@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "tbd/nn/linear.h"
+
 namespace tbd::nn {
 namespace {
 
@@ -33,7 +35,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t d_model, int64_t hidden) {
   xavier(proj);
 }
 
-torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return proj(torch::relu(fc(x))); }
+torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return linear(proj, torch::relu(linear(fc, x))); }
 
 // Attention dropout is 0: the paper applies dropout to sub-layer outputs only.
 EncoderLayerImpl::EncoderLayerImpl(const TransformerConfig& c) {
