@@ -108,25 +108,42 @@ TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) {
   expect_equivalent(make, "two groups");
 }
 
-TEST(FastOptimizers, SparseGradientsKeepTheirSparsePath) {
-  // dlrm: embedding bags with sparse gradients, plain SGD.
-  for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach}) {
-    torch::manual_seed(3);
-    torch::nn::Embedding a(torch::nn::EmbeddingOptions(10, 4).sparse(true)), b(torch::nn::EmbeddingOptions(10, 4).sparse(true));
-    b->weight.data().copy_(a->weight.data());
-    auto oa = make_sgd(a->parameters(), torch::optim::SGDOptions(0.5), OptimizerImpl::loop);
-    auto ob = make_sgd(b->parameters(), torch::optim::SGDOptions(0.5), impl);
-    const auto ids = torch::tensor({1, 3, 3, 7}, torch::kLong);
-    for (int s = 0; s < 3; ++s) {
-      a->forward(ids).pow(2).sum().backward();
-      b->forward(ids).pow(2).sum().backward();
-      ASSERT_TRUE(b->weight.grad().is_sparse());
-      oa->step();
-      ob->step();
-      oa->zero_grad();
-      ob->zero_grad();
+TEST(FastOptimizers, SparseGradientsKeepTheirSparsePathBesideDenseOnes) {
+  // dlrm: embedding bags with sparse gradients and dense MLPs in one group,
+  // plain SGD; the dense part takes the multi-tensor kernels. With momentum
+  // as well, where LibTorch's sparse path keeps a momentum buffer too.
+  for (const double momentum : {0.0, 0.9}) {
+    for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach}) {
+      torch::manual_seed(3);
+      torch::nn::Embedding ea(torch::nn::EmbeddingOptions(10, 4).sparse(true)),
+          eb(torch::nn::EmbeddingOptions(10, 4).sparse(true));
+      torch::nn::Linear la(4, 2), lb(4, 2);
+      eb->weight.data().copy_(ea->weight.data());
+      lb->weight.data().copy_(la->weight.data());
+      lb->bias.data().copy_(la->bias.data());
+      const auto group = [](auto& e, auto& l) {
+        auto p = e->parameters();
+        for (const auto& q : l->parameters()) p.push_back(q);
+        return p;
+      };
+      auto oa = make_sgd(group(ea, la), torch::optim::SGDOptions(0.5).momentum(momentum), OptimizerImpl::loop);
+      auto ob = make_sgd(group(eb, lb), torch::optim::SGDOptions(0.5).momentum(momentum), impl);
+      const auto ids = torch::tensor({1, 3, 3, 7}, torch::kLong);
+      for (int s = 0; s < 3; ++s) {
+        la->forward(ea->forward(ids)).pow(2).sum().backward();
+        lb->forward(eb->forward(ids)).pow(2).sum().backward();
+        ASSERT_TRUE(eb->weight.grad().is_sparse());
+        ASSERT_FALSE(lb->weight.grad().is_sparse());
+        oa->step();
+        ob->step();
+        oa->zero_grad();
+        ob->zero_grad();
+      }
+      const auto what = std::string(to_string(impl)) + ", momentum " + std::to_string(momentum);
+      EXPECT_TRUE(torch::allclose(ea->weight, eb->weight, 1e-6, 1e-7)) << what;
+      EXPECT_TRUE(torch::allclose(la->weight, lb->weight, 1e-6, 1e-7)) << what;
+      EXPECT_TRUE(torch::allclose(la->bias, lb->bias, 1e-6, 1e-7)) << what;
     }
-    EXPECT_TRUE(torch::allclose(a->weight, b->weight, 1e-6, 1e-7)) << to_string(impl);
   }
 }
 

@@ -22,19 +22,22 @@ namespace {
 
 using torch::Tensor;
 
-// The parameters of a group that have a gradient, and their gradients.
+// The parameters of a group that have a gradient, and their gradients:
+// dense ones for the multi-tensor kernels, sparse ones (embedding tables with
+// sparse gradients) apart, since those kernels take dense tensors only.
 struct Dense {
   std::vector<Tensor> params, grads;
-  bool sparse = false;  // some gradient is sparse: the group takes the per-parameter path
+  std::vector<Tensor> sparse_params, sparse_grads;
+  bool sparse() const { return !sparse_params.empty(); }
 };
 
 Dense dense_of(torch::optim::OptimizerParamGroup& group) {
   Dense d;
   for (auto& p : group.params()) {
     if (!p.grad().defined()) continue;
-    if (p.grad().is_sparse()) d.sparse = true;
-    d.params.push_back(p);
-    d.grads.push_back(p.grad());
+    const bool sparse = p.grad().is_sparse();
+    (sparse ? d.sparse_params : d.params).push_back(p);
+    (sparse ? d.sparse_grads : d.grads).push_back(p.grad());
   }
   return d;
 }
@@ -61,6 +64,26 @@ Tensor FastSGD::step(LossClosure closure) {
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const torch::optim::SGDOptions&>(group.options());
     Dense d = dense_of(group);
+    // Sparse gradients (embedding tables): LibTorch's per-parameter update,
+    // as torch.optim.SGD's sparse path; the dense rest of the group below.
+    for (size_t i = 0; i < d.sparse_params.size(); ++i) {
+      Tensor g = d.sparse_grads[i];
+      if (o.weight_decay() != 0) g = g.add(d.sparse_params[i], o.weight_decay());
+      if (o.momentum() != 0) {
+        auto& slot = state_[d.sparse_params[i].unsafeGetTensorImpl()];
+        if (!slot) slot = std::make_unique<torch::optim::SGDParamState>();
+        auto& st = static_cast<torch::optim::SGDParamState&>(*slot);
+        Tensor buf = st.momentum_buffer();
+        if (!buf.defined()) {
+          buf = g.clone().detach();
+          st.momentum_buffer(buf);
+        } else {
+          buf.mul_(o.momentum()).add_(g, 1 - o.dampening());
+        }
+        g = o.nesterov() ? g.add(buf, o.momentum()) : buf;
+      }
+      d.sparse_params[i].add_(g, -o.lr());
+    }
     if (d.params.empty()) continue;
     // Momentum buffers: those created now start as the gradient (with weight
     // decay), as in LibTorch and torch.optim.
@@ -70,30 +93,10 @@ Tensor FastSGD::step(LossClosure closure) {
       const bool fresh = o.momentum() != 0 && !slot;
       if (!slot) slot = std::make_unique<torch::optim::SGDParamState>();
       auto& st = static_cast<torch::optim::SGDParamState&>(*slot);
-      if (d.sparse) continue;
       if (fresh) st.momentum_buffer(torch::empty_like(d.params[i], at::MemoryFormat::Preserve));
       (fresh ? fresh_params : params).push_back(d.params[i]);
       (fresh ? fresh_grads : grads).push_back(d.grads[i]);
       if (o.momentum() != 0) (fresh ? fresh_bufs : bufs).push_back(st.momentum_buffer());
-    }
-    if (d.sparse) {  // LibTorch's per-parameter update, for this group only
-      for (size_t i = 0; i < d.params.size(); ++i) {
-        Tensor g = d.grads[i];
-        if (o.weight_decay() != 0) g = g.add(d.params[i], o.weight_decay());
-        if (o.momentum() != 0) {
-          auto& st = static_cast<torch::optim::SGDParamState&>(*state_[d.params[i].unsafeGetTensorImpl()]);
-          Tensor buf = st.momentum_buffer();
-          if (!buf.defined()) {
-            buf = g.clone().detach();
-            st.momentum_buffer(buf);
-          } else {
-            buf.mul_(o.momentum()).add_(g, 1 - o.dampening());
-          }
-          g = o.nesterov() ? g.add(buf, o.momentum()) : buf;
-        }
-        d.params[i].add_(g, -o.lr());
-      }
-      continue;
     }
     for (const bool first : {true, false}) {
       auto& ps = first ? fresh_params : params;
@@ -137,7 +140,7 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
     const auto& o = static_cast<const Options&>(group.options());
     Dense d = dense_of(group);
     if (d.params.empty()) continue;
-    if (d.sparse)
+    if (d.sparse())
       throw Error("the fused and foreach Adam steps need dense gradients; use --optimizer-impl loop for sparse ones");
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
     std::vector<Tensor> exp_avgs, exp_avg_sqs, max_sqs;
@@ -211,7 +214,7 @@ Tensor FastRMSprop::step(LossClosure closure) {
     const auto& o = static_cast<const torch::optim::RMSpropOptions&>(group.options());
     Dense d = dense_of(group);
     if (d.params.empty()) continue;
-    if (d.sparse)
+    if (d.sparse())
       throw Error("the foreach RMSprop step needs dense gradients; use --optimizer-impl loop for sparse ones");
     std::vector<Tensor> square_avgs, bufs, grad_avgs;
     for (auto& p : d.params) {

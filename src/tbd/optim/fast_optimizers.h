@@ -32,8 +32,9 @@ class MultiTensorStep {
   virtual ~MultiTensorStep() = default;
 };
 
-// Sparse gradients (dlrm's embedding bags) take LibTorch's own step for the
-// group they are in: the fused and foreach kernels are dense only.
+// Sparse gradients (dlrm's embedding bags) take LibTorch's own per-parameter
+// step (the fused and foreach kernels are dense only); the dense parameters
+// of the same group still take the multi-tensor kernels.
 class FastSGD final : public torch::optim::SGD, public MultiTensorStep {
  public:
   FastSGD(const std::vector<torch::optim::OptimizerParamGroup>& groups, torch::optim::SGDOptions defaults,
