@@ -43,7 +43,7 @@ nlohmann::json read_index(const std::string& path) {
   nlohmann::json index;
   try {
     index = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond double's range
     throw Error(path + ": the suite index is not valid JSON (" + e.what() + "); remove it to start the suite afresh");
   }
   if (!index.is_object() || index.value("schema", "") != kSuiteSchema || !index.contains("runs") ||

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "tbd/core/error.h"
 #include "tbd/data/dataset_paths.h"
 #include "tbd/data/jpeg.h"
@@ -24,6 +26,8 @@ const std::vector<std::string>& PascalVoc::class_names() {
 }
 
 namespace {
+
+constexpr double kMaxJpegSide = 65535;  // JPEG stores each side in 16 bits
 
 std::string trimmed(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c); };
@@ -64,11 +68,14 @@ VocAnnotation parse_voc_annotation(const std::string& xml_path, const std::strin
   a.id = id;
   const pugi::xml_node size = root.child("size");
   if (!size) throw Error(xml_path + ": missing <size> (width and height of the image)");
-  a.width = static_cast<int>(number(size, "width", xml_path + " <size>"));
-  a.height = static_cast<int>(number(size, "height", xml_path + " <size>"));
-  if (a.width <= 0 || a.height <= 0)
-    throw Error(xml_path + ": <size> is " + std::to_string(a.width) + "x" + std::to_string(a.height) +
-                "; width and height must be positive");
+  // Checked as read, before the conversion to int (a huge value would not fit).
+  const double width = number(size, "width", xml_path + " <size>");
+  const double height = number(size, "height", xml_path + " <size>");
+  if (!(width >= 1 && width <= kMaxJpegSide && height >= 1 && height <= kMaxJpegSide))
+    throw Error(xml_path + ": <size> is " + fmt::format("{}x{}", width, height) +
+                "; width and height must be in [1, 65535] pixels, as in a JPEG image");
+  a.width = static_cast<int>(width);
+  a.height = static_cast<int>(height);
 
   const auto& names = PascalVoc::class_names();
   int index = 0;

@@ -19,7 +19,7 @@ nlohmann::json read_json(const std::string& file) {
   if (!in) throw Error(file + ": cannot be read");
   try {
     return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond double's range
     throw Error(file + ": not valid JSON (" + std::string(e.what()) +
                 "); was it truncated? Re-run the benchmark that wrote it, or remove the file");
   }
