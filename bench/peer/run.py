@@ -42,6 +42,9 @@ def parse_args():
     p.add_argument("--iters", type=int, default=4, help="as tbd run's default")
     p.add_argument("--repeat", type=int, default=5, help="as tbd run's default")
     p.add_argument("--keep", help="keep every result JSON in this folder")
+    p.add_argument("--host-allocator", choices=["retain", "system"], default="retain",
+                   help="freed host memory on both sides: retain (tbd's default; Python gets the same glibc "
+                        "settings through GLIBC_TUNABLES) or system (glibc's defaults on both sides)")
     args = p.parse_args()
     unknown = [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
@@ -63,7 +66,7 @@ def timing_options(args, workload):
 
 def run_tbd(args, binary, workload, out):
     command = [binary, "run", workload, "--scale", "small", "--probes", "time", "--quiet", "--out", out,
-               *timing_options(args, workload)]
+               "--host-allocator", args.host_allocator, *timing_options(args, workload)]
     subprocess.run(command, check=True)
     with open(out) as f:
         r = json.load(f)
@@ -76,9 +79,25 @@ def run_tbd(args, binary, workload, out):
 def run_python(args, workload, out):
     command = [args.python, os.path.join(HERE, workload + ".py"), "--quiet", "--out", out,
                *timing_options(args, workload)]
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, env=python_environment(args))
     with open(out) as f:
         return json.load(f)
+
+
+# tbd's --host-allocator retain (src/tbd/core/host_allocator.cpp) as glibc
+# tunables, read by the Python process at start: the same mmap and trim
+# thresholds, so both sides reuse freed memory alike and the ratio compares
+# the steps, not the allocator settings.
+RETAIN_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824"
+
+
+def python_environment(args):
+    env = dict(os.environ)
+    if args.host_allocator == "retain":
+        env["GLIBC_TUNABLES"] = RETAIN_TUNABLES
+    else:
+        env.pop("GLIBC_TUNABLES", None)
+    return env
 
 
 def mismatch(t, p):
@@ -147,8 +166,10 @@ def main():
           "(tbd first in odd rounds, Python first in even ones)")
     print(f"  tbd: a copy of {args.tbd} (built {built:%Y-%m-%d %H:%M}, revision {first_tbd['revision']}): "
           f"tbd run W --scale small --probes time {' '.join(timing_options(args, '-'))}"
-          + (f"; batch sizes {args.batch}" if args.batch else "; each workload's default batch"))
-    print(f"  python: {args.python} bench/peer/W.py, the same timing options; "
+          + (f"; batch sizes {args.batch}" if args.batch else "; each workload's default batch")
+          + f"; --host-allocator {args.host_allocator}")
+    print(f"  python: {args.python} bench/peer/W.py, the same timing options"
+          + (f", GLIBC_TUNABLES={RETAIN_TUNABLES}" if args.host_allocator == "retain" else ", glibc's defaults") + "; "
           f"torch {first_python['torch']} in Python, LibTorch {first_tbd['torch']} in tbd")
     print(f"  machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_start} at start, "
           f"{load()} at end; result JSONs in {folder}")

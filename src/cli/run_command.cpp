@@ -35,7 +35,7 @@ struct RunArgs {
   RunOptions options;
   bool oversubscribe = false;
   std::string precision = "fp32", scale = "full", warmup = "5", probes = join_commas(default_probes());
-  std::string overlap = "on", optimizer_impl = "fused", memory_format = "auto";
+  std::string overlap = "on", optimizer_impl = "fused", memory_format = "auto", host_allocator = "retain";
   std::vector<std::string> settings;
   bool batch_size_given = false;
   TraceRequest trace;
@@ -52,6 +52,7 @@ RunOptions resolve(const RunArgs& args) {
   o.precision = parse_precision(args.precision);
   o.optimizer_impl = parse_optimizer_impl(args.optimizer_impl);
   o.memory_format = parse_memory_format(args.memory_format);
+  o.host_allocator = parse_host_allocator(args.host_allocator);
   o.scale = parse_scale(args.scale);
   if (args.warmup == "auto") {
     o.warmup_auto = true;
@@ -125,6 +126,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--memory-format", a->memory_format,
                   "Layout of resnet50's tensors: auto (the faster for the device), channels_last or "
                   "contiguous; an ablation switch")
+      ->capture_default_str();
+  cmd->add_option("--host-allocator", a->host_allocator,
+                  "Freed host memory: retain (kept for the next iteration, no page faults in a steady "
+                  "step) or system (glibc's defaults); an ablation switch")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op threads (default: LibTorch's choice)");
   cmd->add_option("--scale", a->scale, "full (published model), small, or tiny (for tests)")

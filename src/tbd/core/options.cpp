@@ -75,6 +75,20 @@ MemoryFormat parse_memory_format(const std::string& text) {
   throw UsageError("--memory-format must be auto, channels_last or contiguous, got '" + text + "'");
 }
 
+const char* to_string(HostAllocator allocator) {
+  switch (allocator) {
+    case HostAllocator::retain: return "retain";
+    case HostAllocator::system: return "system";
+  }
+  return "?";
+}
+
+HostAllocator parse_host_allocator(const std::string& text) {
+  if (text == "retain") return HostAllocator::retain;
+  if (text == "system") return HostAllocator::system;
+  throw UsageError("--host-allocator must be retain or system, got '" + text + "'");
+}
+
 int max_threads() {
   const unsigned cpus = std::thread::hardware_concurrency();
   return std::max(64, 4 * static_cast<int>(cpus));
@@ -127,6 +141,7 @@ nlohmann::json to_json(const RunOptions& o) {
   j["precision"] = to_string(o.precision);
   j["optimizer_impl"] = to_string(o.optimizer_impl);
   j["memory_format"] = to_string(o.memory_format);
+  j["host_allocator"] = to_string(o.host_allocator);
   j["threads"] = o.threads;
   j["scale"] = to_string(o.scale);
   j["settings"] = o.settings;

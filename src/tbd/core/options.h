@@ -26,14 +26,22 @@ enum class OptimizerImpl { fused, foreach, loop };
 // (channels-last on CUDA; on the CPU as measured, docs/workloads.md#memory-format).
 enum class MemoryFormat { automatic, channels_last, contiguous };
 
+// What the C allocator does with freed host memory
+// (src/tbd/core/host_allocator.h): retain keeps it for the next iteration,
+// system leaves glibc's defaults, which return large blocks to the kernel so
+// each iteration faults them in again. An ablation switch.
+enum class HostAllocator { retain, system };
+
 const char* to_string(Scale s);
 const char* to_string(Precision p);
 const char* to_string(OptimizerImpl impl);
 const char* to_string(MemoryFormat format);
+const char* to_string(HostAllocator allocator);
 Scale parse_scale(const std::string& text);          // throws UsageError
 Precision parse_precision(const std::string& text);  // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
+HostAllocator parse_host_allocator(const std::string& text);  // throws UsageError
 
 // Larger batches are typing mistakes, not workloads (and overflow sizes).
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
@@ -45,6 +53,7 @@ struct RunOptions {
   Precision precision = Precision::fp32;
   OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
   MemoryFormat memory_format = MemoryFormat::automatic;
+  HostAllocator host_allocator = HostAllocator::retain;
   int threads = 0;  // intra-op threads; 0: LibTorch's default
   Scale scale = Scale::full;
   std::map<std::string, std::string> settings;  // --set key=value, validated by the workload

@@ -61,8 +61,12 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   result["partial"] = s.partial;
   result["framework"] = {
       {"cudnn_benchmark", s.cudnn_benchmark},
+      {"host_allocator", {{"requested", s.host_allocator.requested},
+                          {"applied", s.host_allocator.applied},
+                          {"detail", s.host_allocator.detail}}},
       {"definition", "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
-                     "candidates on first use (CUDA runs of workloads whose shapes repeat)"}};
+                     "candidates on first use (CUDA runs of workloads whose shapes repeat); host_allocator: "
+                     "what the C allocator does with freed host memory (retain: kept for the next iteration)"}};
   result["warmup"] = {{"iterations", s.warmup.iterations},
                       {"mode", s.options.warmup_auto ? "auto" : "fixed"},
                       {"ended_by", s.warmup.ended_by},

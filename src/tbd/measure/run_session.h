@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/grad_scaler.h"
+#include "tbd/core/host_allocator.h"
 #include "tbd/core/options.h"
 #include "tbd/core/phases.h"
 #include "tbd/core/settings.h"
@@ -50,6 +51,7 @@ struct Session {
 
   // Framework switches the run set (docs/workloads.md#kernel-choices).
   bool cudnn_benchmark = false;
+  HostAllocatorState host_allocator;
 
   // What the steps found out.
   nlohmann::json environment;

@@ -217,6 +217,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.device_timer.emplace(s.device);
   set_tf32(s.options.precision);
   s.cudnn_benchmark = set_cudnn_autotuning(s.device, info);
+  s.host_allocator = apply_host_allocator(s.options.host_allocator);
   if (s.options.batch_size == 0) s.options.batch_size = info.default_batch;
   if (s.options.threads > 0) at::set_num_threads(s.options.threads);
   s.options.threads = at::get_num_threads();

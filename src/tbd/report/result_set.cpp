@@ -86,7 +86,7 @@ void check_result_fields(const nlohmann::json& r, const std::string& file) {
   const auto& w = r["workload"];
   expect_kind(w, "settings", Kind::object, file, "workload");
   const auto& o = w["options"];
-  for (const char* key : {"scale", "precision", "device", "data", "optimizer_impl"})
+  for (const char* key : {"scale", "precision", "device", "data", "optimizer_impl", "host_allocator"})
     expect_kind(o, key, Kind::string, file, "workload.options");
   for (const char* key : {"batch_size", "world_size"}) expect_kind(o, key, Kind::integer, file, "workload.options");
   expect_kind(o, "settings", Kind::object, file, "workload.options");
@@ -210,6 +210,9 @@ std::string key(const nlohmann::json& r, bool with_batch) {
   // Convolutional workloads record the layout they ran in; before
   // --memory-format existed every run was contiguous.
   if (channels_last(r)) k << " memory=channels_last";
+  // Results written before --host-allocator existed ran on glibc's defaults
+  // (what `system` keeps); only the retaining allocator marks the key.
+  if (o.value("host_allocator", "system") == "retain") k << " host_allocator=retain";
   return k.str();
 }
 
@@ -275,6 +278,7 @@ std::string configuration_label(const nlohmann::json& r) {
   if (o.contains("optimizer_impl") && o["optimizer_impl"] != "fused")
     label += " optimizer=" + o["optimizer_impl"].get<std::string>();
   if (channels_last(r)) label += " channels_last";
+  if (o.value("host_allocator", "") == "system") label += " host_allocator=system";
   if (o.contains("settings") && o["settings"].is_object()) {
     for (const auto& [k, v] : o["settings"].items())
       label += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
