@@ -70,6 +70,11 @@ void check_results_folder(const std::string& dir, const std::string& command) {
     throw UsageError("--out " + dir + " is a file, but " + command + " writes a results folder (index, results "
                      "and logs inside); give --out a folder name, e.g. " +
                      (fs::path(dir).parent_path() / (fs::path(dir).stem().string() + "-results")).string());
+  // `--out sweep.json` would silently become a folder called sweep.json.
+  if (fs::path(dir).extension() == ".json" && !fs::exists(dir, ec))
+    throw UsageError("--out " + dir + " looks like a file name, but " + command + " writes a results folder "
+                     "(index.json, one result per run, logs); give a folder name, e.g. " +
+                     (fs::path(dir).parent_path() / fs::path(dir).stem()).string());
 }
 
 }  // namespace tbd::cli

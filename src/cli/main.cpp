@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
+#include "tbd/measure/environment.h"
 
 namespace tbd::cli {
 namespace {
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
       "tbd — benchmarks and analysis of deep-neural-network training on LibTorch.\n"
       "Run `tbd COMMAND --help` for the options of one command."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", tbd::version_text(), "Print tbd's and LibTorch's versions and exit");
   app.footer(
       "Examples:\n"
       "  tbd list                                   the workloads\n"
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
   // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`
   // line says the same in one. TORCH_CPP_LOG_LEVEL=WARNING brings them back.
   if (!std::getenv("TORCH_CPP_LOG_LEVEL")) FLAGS_caffe2_log_level = 3;  // FATAL only
+  // Kineto prints "USDT: profiler_start/stop" and "STAGE:" lines to stderr
+  // around every --trace; tbd reports a failed trace itself. Level 6 is above
+  // all of Kineto's levels; KINETO_LOG_LEVEL set by the user wins.
+  setenv("KINETO_LOG_LEVEL", "6", /*overwrite=*/0);
   const auto is_command = [&](const std::string& word) {
     for (const auto& c : commands)
       if (c.app->get_name() == word) return true;
@@ -60,8 +66,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    // --help and --version end here with status 0, as CLI11 prints them.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Usage errors in tbd's own form: one `tbd: error:` line, status 2.
+    std::cerr << "tbd: error: " << e.what() << "; see tbd " << (argc > 1 && is_command(argv[1]) ? argv[1] : "")
+              << (argc > 1 && is_command(argv[1]) ? " " : "") << "--help\n";
+    return 2;
   }
   try {
     for (const auto& command : commands)

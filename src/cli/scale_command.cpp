@@ -53,12 +53,13 @@ Command add_scale_command(CLI::App& app) {
                                           "against the number of local processes");
   struct Args {
     std::string workload, nproc = "1,2", out;
-    bool oversubscribe = false;
+    bool oversubscribe = false, json = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--nproc", a->nproc, "Process counts to run, comma-separated")->capture_default_str();
   cmd->add_option("--out", a->out, "Write the scaling result (with every run inside) to this file");
+  cmd->add_flag("--json", a->json, "Print the scaling result on stdout; the table goes to stderr");
   cmd->add_flag("--oversubscribe", a->oversubscribe,
                 "Run process counts beyond this machine's CPUs (CPU runs) or available memory");
   cmd->allow_extras();
@@ -81,7 +82,8 @@ Command add_scale_command(CLI::App& app) {
             std::filesystem::create_directories(dir);
             nlohmann::json points = nlohmann::json::array();
             double baseline = 0;  // throughput at the first process count
-            std::cout << fmt::format("{:>6} {:>16} {:>9} {:>11}\n", "nproc", "samples/s", "speed-up", "efficiency");
+            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
+            human << fmt::format("{:>6} {:>16} {:>9} {:>11}\n", "nproc", "samples/s", "speed-up", "efficiency");
             for (int n : counts) {
               const std::string file = (dir / ("nproc-" + std::to_string(n) + ".json")).string();
               std::vector<std::string> args = {program_args()[0], "run", a->workload};
@@ -100,21 +102,22 @@ Command add_scale_command(CLI::App& app) {
               // Against the first count n0: speed-up t(n)/t(n0), efficiency t(n)·n0/(n·t(n0)).
               const double speedup = baseline > 0 ? rate / baseline : 0;
               const double efficiency = baseline > 0 ? rate * counts.front() / (n * baseline) : 0;
-              std::cout << fmt::format("{:>6} {:>16.4g} {:>9.3f} {:>10.1f}%\n", n, rate, speedup, 100 * efficiency);
+              human << fmt::format("{:>6} {:>16.4g} {:>9.3f} {:>10.1f}%\n", n, rate, speedup, 100 * efficiency);
               points.push_back({{"nproc", n}, {"samples_per_s", rate}, {"speedup", speedup},
                                 {"efficiency", efficiency}, {"result", r}});
             }
             std::filesystem::remove_all(dir);
             const std::string unit = points[0]["result"]["throughput"]["unit"];
-            std::cout << fmt::format("throughput in {} across all processes; efficiency = throughput(n) / "
-                                     "(n · throughput per process at {})\n", unit, counts.front());
-            if (!a->out.empty())
-              write_json_atomically(a->out, {{"schema", "tbd.scale/1"},
-                                             {"workload", a->workload},
-                                             {"unit", unit},
-                                             {"baseline_nproc", counts.front()},
-                                             {"points", points},
-                                             {"environment", capture_environment()}});
+            human << fmt::format("throughput in {} across all processes; efficiency = throughput(n) / "
+                                 "(n · throughput per process at {})\n", unit, counts.front());
+            const nlohmann::json scale = {{"schema", "tbd.scale/1"},
+                                          {"workload", a->workload},
+                                          {"unit", unit},
+                                          {"baseline_nproc", counts.front()},
+                                          {"points", points},
+                                          {"environment", capture_environment()}};
+            if (!a->out.empty()) write_json_atomically(a->out, scale);
+            if (a->json) std::cout << scale.dump(2) << "\n";
             return 0;
           }};
 }

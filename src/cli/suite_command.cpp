@@ -60,7 +60,7 @@ Command add_suite_command(CLI::App& app) {
   struct Args {
     std::string preset = "quick", workloads, out, mllog, csv;
     std::vector<std::string> per_workload;  // "W:--opt value ..."
-    bool force = false;
+    bool force = false, json = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--preset", a->preset, "quick (every workload, small scale, ~10 min on 2 cores), paper "
@@ -72,6 +72,7 @@ Command add_suite_command(CLI::App& app) {
   cmd->add_option("--for", a->per_workload, "Options for one workload only, as W:OPTIONS, e.g. "
                                            "'resnet50:--batch-size 16' (repeatable)");
   cmd->add_flag("--force", a->force, "Redo runs the index records as completed");
+  cmd->add_flag("--json", a->json, "Print the suite's index (index.json) on stdout; the summary goes to stderr");
   cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
   cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
   cmd->allow_extras();
@@ -190,13 +191,15 @@ Command add_suite_command(CLI::App& app) {
               ok += s == "ok";
               skipped += s == "skipped";
             }
-            std::cout << fmt::format("suite {}: {} ok, {} failed, {} skipped of {} runs; index {}\n", a->preset, ok,
+            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
+            human << fmt::format("suite {}: {} ok, {} failed, {} skipped of {} runs; index {}\n", a->preset, ok,
                                      failed, skipped, runs.size(), index_path);
             for (const auto& r : runs)
               if (r.value("status", "") == "failed")
-                std::cout << "  failed: " << r["workload"].get<std::string>() << ": " << r["error"].get<std::string>() << "\n";
-            std::cout << "report: tbd report " << dir << " --format html --out " << (fs::path(dir) / "report.html").string()
+                human << "  failed: " << r["workload"].get<std::string>() << ": " << r["error"].get<std::string>() << "\n";
+            human << "report: tbd report " << dir << " --format html --out " << (fs::path(dir) / "report.html").string()
                       << "\n";
+            if (a->json) std::cout << index.dump(2) << "\n";
             if (const int status = interrupted_exit_status(); status != 0) return status;  // 130, 143
             return failed > 0 ? 1 : 0;
           }};

@@ -85,6 +85,7 @@ long long host_memory_bytes() {
 struct SweepArgs {
   std::string workload, batch_sizes = "auto", out, memory_limit, mllog, csv;
   long long start = 1, max_batch = 65536;
+  bool json = false;
 };
 
 }  // namespace
@@ -97,6 +98,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--batch-sizes", a->batch_sizes, "Comma-separated batch sizes, or auto (double until out of memory)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Results folder (default: sweep-WORKLOAD)");
+  cmd->add_flag("--json", a->json, "Print the sweep document (sweep.json) on stdout; the table goes to stderr");
   cmd->add_option("--memory-limit", a->memory_limit,
                   "auto stops where the memory probe's peak exceeds this (e.g. 2G); default on CPU: 75% of RAM");
   cmd->add_option("--start", a->start, "First batch size of auto")->capture_default_str();
@@ -243,8 +245,9 @@ Command add_sweep_command(CLI::App& app) {
                 {"stopped_by", stopped_by},
                 {"environment", capture_environment()}};
             write_json_atomically((fs::path(dir) / "sweep.json").string(), sweep);
+            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
 
-            std::cout << fmt::format("{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", "batch", "throughput",
+            human << fmt::format("{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", "batch", "throughput",
                                      "iteration", "CPU", "FLOP%", "peak memory", "status");
             for (const auto& p : points) {
               const auto num = [&](const char* k) {
@@ -252,7 +255,7 @@ Command add_sweep_command(CLI::App& app) {
               };
               const auto cell = [](double v, const char* f) { return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : "-"; };
               const std::string unit = p.contains("unit") ? p["unit"].get<std::string>() : "";
-              std::cout << fmt::format("{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", p["batch_size"].get<long long>(),
+              human << fmt::format("{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", p["batch_size"].get<long long>(),
                                        std::isfinite(num("samples_per_s")) ? fmt::format("{:.4g} {}", num("samples_per_s"), unit) : "-",
                                        cell(1e3 * num("median_iteration_s"), "{:.4g} ms"),
                                        cell(100 * num("cpu_utilisation"), "{:.0f}%"),
@@ -262,11 +265,12 @@ Command add_sweep_command(CLI::App& app) {
                                            (p.contains("error") ? " (" + p["error"].get<std::string>() + ")" : ""));
             }
             if (largest_fit > 0)
-              std::cout << "largest batch size that fits: " << largest_fit
+              human << "largest batch size that fits: " << largest_fit
                         << (stopped_by.empty() ? "" : " (stopped: " + stopped_by + ")") << "\n";
             else
-              std::cout << "no batch size ran to completion" << (stopped_by.empty() ? "" : " (" + stopped_by + ")") << "\n";
-            std::cout << "results in " << dir << " (sweep.json; tbd report " << dir << ")\n";
+              human << "no batch size ran to completion" << (stopped_by.empty() ? "" : " (" + stopped_by + ")") << "\n";
+            human << "results in " << dir << " (sweep.json; tbd report " << dir << ")\n";
+            if (a->json) std::cout << sweep.dump(2) << "\n";
             if (const int status = interrupted_exit_status(); status != 0) return status;  // 130, 143
             return largest_fit > 0 ? 0 : 1;
           }};

@@ -127,4 +127,14 @@ nlohmann::json capture_environment() {
   return env;
 }
 
+std::string version_text() {
+#ifdef TBD_WITH_CUDA
+  const char* build = "CUDA build";
+#else
+  const char* build = "CPU build";
+#endif
+  return std::string("tbd ") + TBD_VERSION + " (git " + TBD_GIT_REVISION + "), LibTorch " + TORCH_VERSION + ", " +
+         build;
+}
+
 }  // namespace tbd

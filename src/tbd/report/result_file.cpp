@@ -19,8 +19,8 @@ void check_output_path(const std::string& path) {
   if (path.empty()) throw UsageError("--out needs a file name");
   const fs::path p(path);
   std::error_code ec;
-  if (fs::is_directory(p, ec))
-    throw UsageError("--out " + path + " is a folder; give a file name such as " +
+  if (fs::is_directory(p, ec) || path.back() == '/')
+    throw UsageError("--out " + path + " is a folder; this command writes one file: give a file name such as " +
                      (p / "result.json").string());
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
