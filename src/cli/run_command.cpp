@@ -184,9 +184,10 @@ Command add_run_command(CLI::App& app) {
             // `all` expands to every probe this build knows.
             const auto probes = a->probes == "all" ? probe_names() : split_commas(a->probes);
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
-            if (!a->trace.path.empty()) check_trace_path(a->trace.path);
             if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             const DistEnvironment dist = read_dist_environment();
+            if (!a->trace.path.empty())
+              check_trace_path(a->trace.path, /*per_rank=*/std::max(options.nproc, dist.world_size) > 1);
             // Refused before any worker process starts (A3C is already asynchronous).
             check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())

@@ -2,6 +2,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <c10/util/Exception.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <new>
 
 #include "tbd/core/error.h"
@@ -339,10 +341,19 @@ struct Profile {
 // `iterations` more iterations under the Kineto profiler; no probe watches them.
 Profile profile_iterations(Session& s, const std::string& path, int iterations) {
   TraceRecorder recorder(path, s.device);
+  recorder.set_distributed_info({{"backend", s.group ? s.group->backend_name() : "none"},
+                                 {"rank", s.options.rank},
+                                 {"world_size", s.options.world_size},
+                                 {"pg_count", s.group ? 1 : 0}});
   synchronize(s.device);
   recorder.start();
   const auto t0 = Clock::now();
-  for (int i = 0; i < iterations; ++i) run_iteration(s, {}, *s.phases, -1, i, false, "profiled");
+  for (int i = 0; i < iterations; ++i) {
+    // Each iteration in a ProfilerStep#N range, as torch.profiler's step()
+    // marks them: HTA and TensorBoard split the trace into iterations by it.
+    RECORD_USER_SCOPE(profiler_step_name(i));
+    run_iteration(s, {}, *s.phases, -1, i, false, "profiled");
+  }
   synchronize(s.device);
   const double wall_s = seconds_since(t0);
   Profile p;
@@ -367,8 +378,14 @@ void profile_pass(Session& s, const TraceRequest& trace) {
   for (auto& p : s.probes)
     if (p->wants_kernel_profile(*s.context)) wanting.push_back(p.get());
   if (!trace.path.empty()) {
-    const auto profile = profile_iterations(s, trace.path, trace.iterations);
+    const std::string file = trace_file_for_rank(trace.path, s.options.rank, s.options.world_size);
+    if (file != trace.path) {  // a data-parallel run: one trace per rank in the folder
+      std::error_code ec;
+      std::filesystem::create_directories(trace.path, ec);
+    }
+    const auto profile = profile_iterations(s, file, trace.iterations);
     s.trace = profile.saved;
+    if (file != trace.path) s.trace["per_rank_folder"] = trace.path;
     s.trace["iterations"] = trace.iterations;
     s.trace["note"] = "iterations run after the timed windows, not part of any statistic";
     for (auto* p : wanting) p->on_kernel_profile(profile.kernels);

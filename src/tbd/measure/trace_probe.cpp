@@ -9,9 +9,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "tbd/core/error.h"
+
+// Declared in torch/csrc/profiler/kineto_shim.h, whose includes expect
+// Kineto's source layout ("ActivityType.h") that LibTorch's include folder
+// does not have; the function is exported by libtorch_cpu.
+namespace torch::autograd::profiler {
+TORCH_API void addMetadataJson(const std::string& key, const std::string& value);
+}
 
 namespace tbd {
 namespace {
@@ -72,12 +80,49 @@ std::string space_note(const std::string& file) {
   return " (the disk may be full or failing)";
 }
 
+// A flat object the way Python's json.dumps writes it ({"rank": 1, ...}), as
+// torch.profiler records distributedInfo: HTA finds the rank with the
+// pattern "rank":\s+N, which compact JSON ("rank":1) does not match.
+std::string spaced_json(const nlohmann::json& object) {
+  std::string text = "{";
+  for (const auto& [key, value] : object.items())
+    text += (text.size() > 1 ? ", " : "") + nlohmann::json(key).dump() + ": " + value.dump();
+  return text + "}";
+}
+
+// Kineto names the trace after the file it wrote (`traceName`): the
+// temporary. Tools show that name; give them the file's real one.
+// False when the file could not be rewritten (a full disk).
+bool name_trace(const std::string& tmp, const std::string& final_path) {
+  std::string text;
+  {
+    std::ifstream in(tmp, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string from = "\"traceName\": " + nlohmann::json(tmp).dump();
+  const auto at = text.find(from);
+  if (at == std::string::npos) return true;
+  text.replace(at, from.size(), "\"traceName\": " + nlohmann::json(final_path).dump());
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
 }  // namespace
 
-void check_trace_path(const std::string& path) {
+void check_trace_path(const std::string& path, bool per_rank) {
   if (path.empty()) throw UsageError("--trace needs a file name");
   const fs::path p(path);
   std::error_code ec;
+  if (per_rank) {
+    if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+      throw UsageError("--trace " + path + " is a file, but a data-parallel run writes one trace per rank into a "
+                       "folder (rank-0.json, rank-1.json, ...); give a folder name");
+    const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(p, ec) && !fs::is_directory(parent, ec))
+      throw UsageError("--trace " + path + ": folder " + parent.string() + " does not exist");
+    return;
+  }
   if (fs::is_directory(p, ec)) throw UsageError("--trace " + path + " is a directory; give a file name");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
@@ -87,6 +132,13 @@ void check_trace_path(const std::string& path) {
   if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0)
     throw UsageError("--trace " + path + ": the file exists and is not writable");
 }
+
+std::string trace_file_for_rank(const std::string& path, int rank, int world_size) {
+  if (world_size <= 1 || path.empty()) return path;
+  return (fs::path(path) / ("rank-" + std::to_string(rank) + ".json")).string();
+}
+
+std::string profiler_step_name(int step) { return "ProfilerStep#" + std::to_string(step); }
 
 TraceRecorder::TraceRecorder(std::string path, c10::Device device) : path_(std::move(path)), device_(device) {}
 
@@ -108,6 +160,7 @@ void TraceRecorder::start() {
 
 nlohmann::json TraceRecorder::stop_and_save() {
   running_ = false;
+  if (!distributed_info_.is_null()) prof::addMetadataJson("distributedInfo", spaced_json(distributed_info_));
   auto result = prof::disableProfiler();
   if (!result) throw Error("the Kineto profiler returned no result; no trace written");
   activities_ = device_activities_of(result->events());
@@ -130,6 +183,7 @@ nlohmann::json TraceRecorder::stop_and_save() {
   }
   if (!fs::exists(tmp, ec)) fail("Kineto wrote no file" + space_note(path_));
   if (!ends_like_json(tmp)) fail("Kineto's file ends early" + space_note(path_));
+  if (!name_trace(tmp, path_)) fail(std::string(std::strerror(errno)) + space_note(path_));
   fs::rename(tmp, path_, ec);
   if (ec) fail(ec.message());
   return {{"file", path_}, {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},

@@ -15,8 +15,18 @@
 namespace tbd {
 
 // Throws UsageError when a trace cannot be written to `path` (missing or
-// unwritable directory, a directory given as the file).
-void check_trace_path(const std::string& path);
+// unwritable directory, a directory given as the file). A data-parallel run
+// (`per_rank`) writes one trace per rank into the folder `path` (made when
+// missing), as Holistic Trace Analysis reads them: then `path` must not be a
+// file.
+void check_trace_path(const std::string& path, bool per_rank = false);
+
+// The file rank `rank` writes for --trace `path`: `path` itself in a
+// single-process run, `path`/rank-RANK.json in a data-parallel one.
+std::string trace_file_for_rank(const std::string& path, int rank, int world_size);
+
+// The range HTA and PyTorch's profiler mark each profiled iteration with.
+std::string profiler_step_name(int step);
 
 // Kineto profiler on the current thread (and the threads LibTorch hands its
 // state to), CPU activities plus CUDA kernels in CUDA runs.
@@ -26,6 +36,9 @@ class TraceRecorder {
   TraceRecorder(std::string path, c10::Device device);
   ~TraceRecorder();  // stops a running profiler without saving
   void start();
+  // Recorded in the trace as `distributedInfo` (rank, world_size, backend),
+  // as PyTorch's profiler records it, so HTA can tell the ranks apart.
+  void set_distributed_info(nlohmann::json info) { distributed_info_ = std::move(info); }
   // Stops; writes the trace when a path was given and returns {file, bytes,
   // format}, else null. Keeps the device's kernel and copy activities.
   nlohmann::json stop_and_save();
@@ -35,6 +48,7 @@ class TraceRecorder {
   std::string path_;
   c10::Device device_;
   bool running_ = false;
+  nlohmann::json distributed_info_;
   std::vector<DeviceActivity> activities_;
 };
 
