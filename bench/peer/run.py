@@ -45,6 +45,10 @@ def parse_args():
     p.add_argument("--host-allocator", choices=["retain", "system"], default="retain",
                    help="freed host memory on both sides: retain (tbd's default; Python gets the same glibc "
                         "settings through GLIBC_TUNABLES) or system (glibc's defaults on both sides)")
+    p.add_argument("--python-allocator", choices=["same", "system"], default="same",
+                   help="same: Python gets --host-allocator's settings (the strict comparison of the steps); "
+                        "system: Python keeps glibc's defaults, as a Python user runs it unless they set "
+                        "GLIBC_TUNABLES or preload jemalloc/tcmalloc")
     args = p.parse_args()
     unknown = [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
@@ -93,7 +97,7 @@ RETAIN_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_thresh
 
 def python_environment(args):
     env = dict(os.environ)
-    if args.host_allocator == "retain":
+    if args.host_allocator == "retain" and args.python_allocator == "same":
         env["GLIBC_TUNABLES"] = RETAIN_TUNABLES
     else:
         env.pop("GLIBC_TUNABLES", None)
@@ -169,7 +173,8 @@ def main():
           + (f"; batch sizes {args.batch}" if args.batch else "; each workload's default batch")
           + f"; --host-allocator {args.host_allocator}")
     print(f"  python: {args.python} bench/peer/W.py, the same timing options"
-          + (f", GLIBC_TUNABLES={RETAIN_TUNABLES}" if args.host_allocator == "retain" else ", glibc's defaults") + "; "
+          + (f", GLIBC_TUNABLES={RETAIN_TUNABLES}" if "GLIBC_TUNABLES" in python_environment(args)
+             else ", glibc's defaults") + "; "
           f"torch {first_python['torch']} in Python, LibTorch {first_tbd['torch']} in tbd")
     print(f"  machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_start} at start, "
           f"{load()} at end; result JSONs in {folder}")
