@@ -65,6 +65,15 @@ TEST(TraceProbe, ResNetTinyTraceHasNestedPhasesAndCoexistsWithProbes) {
   // Two iterations: a forward, backward and optimizer range each.
   for (const char* name : {"tbd::forward", "tbd::backward", "tbd::optimizer"})
     EXPECT_EQ(std::count_if(phases.begin(), phases.end(), [&](const Span& s) { return s.name == name; }), 2) << name;
+  // Each traced iteration is one ProfilerStep#N range, as torch.profiler marks them.
+  for (const char* name : {"ProfilerStep#0", "ProfilerStep#1"})
+    EXPECT_EQ(std::count_if(by_thread.begin(), by_thread.end(),
+                            [&](const auto& t) {
+                              return std::any_of(t.second.begin(), t.second.end(),
+                                                 [&](const Span& s) { return s.name == name; });
+                            }),
+              1)
+        << name;
   // Complete events on one thread nest: each starts and ends inside every
   // event that was open when it started (1 µs slack for rounding).
   int nested_in_phase = 0;
@@ -77,7 +86,10 @@ TEST(TraceProbe, ResNetTinyTraceHasNestedPhasesAndCoexistsWithProbes) {
       while (!open.empty() && open.back().end <= s.begin + 1e-3) open.pop_back();
       if (!open.empty()) {
         EXPECT_LE(s.end, open.back().end + 1.0) << s.name << " overlaps " << open.back().name << " on " << thread;
-        if (open.front().name.rfind("tbd::", 0) == 0) ++nested_in_phase;
+        // Inside a phase, itself inside the iteration's ProfilerStep#N range.
+        const bool in_phase = std::any_of(open.begin(), open.end(),
+                                          [](const Span& o) { return o.name.rfind("tbd::", 0) == 0; });
+        if (in_phase && open.front().name.rfind("ProfilerStep#", 0) == 0) ++nested_in_phase;
       }
       open.push_back(s);
     }
