@@ -40,7 +40,7 @@ TEST(TraceProbe, ResNetTinyTraceHasNestedPhasesAndCoexistsWithProbes) {
   o.repeat = 1;
   o.threads = 1;
   o.quiet = true;
-  TraceRequest trace{file.string(), 2};
+  TraceRequest trace{file.string(), "", 2};
   // The analysis probes' reporter and callbacks come and go before Kineto
   // starts; their figures and the trace both come out.
   const auto outcome = run_benchmark(o, {"memory", "flops", "ops"}, trace);

@@ -165,6 +165,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--out", o.out, "Write the result JSON to this file (atomically)");
   cmd->add_option("--trace", a->trace.path,
                   "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");
+  cmd->add_option("--execution-trace", a->trace.execution_trace,
+                  "Write PyTorch's execution trace (operator graph, for Chakra and ASTRA-sim) of the --trace-iters "
+                  "iterations; linked to the --trace file when both are given");
   cmd->add_option("--trace-iters", a->trace.iterations, "Iterations in the --trace file")->capture_default_str();
   cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of the run to this file");
   cmd->add_option("--csv", a->csv, "Append one CSV row for the run to this file (header when new)");
@@ -186,8 +189,8 @@ Command add_run_command(CLI::App& app) {
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
             if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             const DistEnvironment dist = read_dist_environment();
-            if (!a->trace.path.empty())
-              check_trace_path(a->trace.path, /*per_rank=*/std::max(options.nproc, dist.world_size) > 1);
+            for (const auto& path : {a->trace.path, a->trace.execution_trace})
+              if (!path.empty()) check_trace_path(path, /*per_rank=*/std::max(options.nproc, dist.world_size) > 1);
             // Refused before any worker process starts (A3C is already asynchronous).
             check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
@@ -213,9 +216,10 @@ Command add_run_command(CLI::App& app) {
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);
             // A trace that could not be written fails the command, after the result it must not cost.
-            if (const auto& t = outcome.result.value("trace", nlohmann::json()); t.is_object() && t.contains("error"))
-              throw Error(t["error"].get<std::string>() + "; the run's result was kept" +
-                          (options.out.empty() ? std::string() : " in " + options.out));
+            for (const char* kind : {"trace", "execution_trace"})
+              if (const auto& t = outcome.result.value(kind, nlohmann::json()); t.is_object() && t.contains("error"))
+                throw Error(t["error"].get<std::string>() + "; the run's result was kept" +
+                            (options.out.empty() ? std::string() : " in " + options.out));
             return interrupted_exit_status();  // 130 or 143 after SIGINT or SIGTERM, else 0
           }};
 }

@@ -90,6 +90,7 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
     result["timing_conditions"] = timing_conditions(*s.conditions_start, *s.conditions_end);
   if (s.distributed.is_object()) result["distributed"] = s.distributed;
   if (!s.trace.is_null()) result["trace"] = s.trace;
+  if (!s.execution_trace.is_null()) result["execution_trace"] = s.execution_trace;
 
   RunOutcome outcome;
   if (s.workload_metrics.is_object() && s.workload_metrics.contains("summary"))
@@ -109,6 +110,11 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
     outcome.summary.push_back({"trace", result["trace"]["file"].get<std::string>() + " (" +
                                             std::to_string(trace.iterations) +
                                             " iterations after the timed windows; open in Perfetto)"});
+  if (result.contains("execution_trace") && result["execution_trace"].contains("error"))
+    outcome.summary.push_back({"exec trace", "NOT WRITTEN: " + result["execution_trace"]["error"].get<std::string>()});
+  else if (result.contains("execution_trace"))
+    outcome.summary.push_back({"exec trace", result["execution_trace"]["file"].get<std::string>() +
+                                                 " (PyTorch execution trace; Chakra converts it)"});
   result["warnings"] = noise_warnings(result);
   for (const auto& w : result["warnings"]) outcome.summary.push_back({"warning", w.get<std::string>()});
   outcome.result = std::move(result);

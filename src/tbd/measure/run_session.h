@@ -63,6 +63,7 @@ struct Session {
   int64_t instrumented_iterations = 0;
   std::optional<ConditionSnapshot> conditions_start, conditions_end;
   nlohmann::json trace;             // the --trace file's description, or null
+  nlohmann::json execution_trace;   // the --execution-trace file's description, or null
   nlohmann::json workload_metrics;  // Workload::measurement(), or null
   nlohmann::json distributed;       // rank 0 of a distributed run: every rank's throughput
 

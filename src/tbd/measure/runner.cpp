@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <new>
+#include <optional>
 
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
@@ -20,6 +21,7 @@
 #include "tbd/core/utc_time.h"
 #include "tbd/dist/dist_environment.h"
 #include "tbd/measure/environment.h"
+#include "tbd/measure/execution_trace.h"
 #include "tbd/measure/interrupt.h"
 #include "tbd/measure/kernel_summary.h"
 #include "tbd/measure/run_session.h"
@@ -334,12 +336,16 @@ void instrumented_pass(Session& s, Progress& progress) {
 constexpr int kKernelProfileIterations = 3;
 
 struct Profile {
-  nlohmann::json saved;    // the trace file's description (null without a path)
-  nlohmann::json kernels;  // summarize_kernels() of the device's activity
+  nlohmann::json saved;      // the trace file's description (null without a path)
+  nlohmann::json execution;  // the execution trace's description (null without a path)
+  nlohmann::json kernels;    // summarize_kernels() of the device's activity
 };
 
 // `iterations` more iterations under the Kineto profiler; no probe watches them.
-Profile profile_iterations(Session& s, const std::string& path, int iterations) {
+Profile profile_iterations(Session& s, const std::string& path, int iterations,
+                           const std::string& execution_trace_path = "") {
+  std::optional<ExecutionTraceRecorder> execution;
+  if (!execution_trace_path.empty()) execution.emplace(execution_trace_path);
   TraceRecorder recorder(path, s.device);
   recorder.set_distributed_info({{"backend", s.group ? s.group->backend_name() : "none"},
                                  {"rank", s.options.rank},
@@ -347,6 +353,7 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations) 
                                  {"pg_count", s.group ? 1 : 0}});
   synchronize(s.device);
   recorder.start();
+  if (execution) execution->start();  // inside Kineto's window: its nodes' rf_id link to the Kineto ops
   const auto t0 = Clock::now();
   for (int i = 0; i < iterations; ++i) {
     // Each iteration in a ProfilerStep#N range, as torch.profiler's step()
@@ -357,6 +364,13 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations) 
   synchronize(s.device);
   const double wall_s = seconds_since(t0);
   Profile p;
+  if (execution) {
+    try {
+      p.execution = execution->stop_and_save();
+    } catch (const Error& e) {  // like the trace: an extra whose loss must not cost the result
+      p.execution = {{"file", nullptr}, {"requested_file", execution_trace_path}, {"error", e.what()}};
+    }
+  }
   try {
     p.saved = recorder.stop_and_save();
   } catch (const std::exception& e) {
@@ -377,17 +391,26 @@ void profile_pass(Session& s, const TraceRequest& trace) {
   std::vector<Probe*> wanting;
   for (auto& p : s.probes)
     if (p->wants_kernel_profile(*s.context)) wanting.push_back(p.get());
-  if (!trace.path.empty()) {
-    const std::string file = trace_file_for_rank(trace.path, s.options.rank, s.options.world_size);
-    if (file != trace.path) {  // a data-parallel run: one trace per rank in the folder
+  if (!trace.path.empty() || !trace.execution_trace.empty()) {
+    // A data-parallel run writes one file per rank into the folder given.
+    const auto file_for_rank = [&](const std::string& path) {
+      const std::string file = trace_file_for_rank(path, s.options.rank, s.options.world_size);
       std::error_code ec;
-      std::filesystem::create_directories(trace.path, ec);
-    }
-    const auto profile = profile_iterations(s, file, trace.iterations);
-    s.trace = profile.saved;
-    if (file != trace.path) s.trace["per_rank_folder"] = trace.path;
-    s.trace["iterations"] = trace.iterations;
-    s.trace["note"] = "iterations run after the timed windows, not part of any statistic";
+      if (file != path) std::filesystem::create_directories(path, ec);
+      return file;
+    };
+    const std::string file = file_for_rank(trace.path);
+    const std::string execution_file = file_for_rank(trace.execution_trace);
+    const auto profile = profile_iterations(s, file, trace.iterations, execution_file);
+    const auto describe = [&](nlohmann::json saved, const std::string& path, const std::string& file) {
+      if (file != path) saved["per_rank_folder"] = path;
+      saved["iterations"] = trace.iterations;
+      saved["note"] = "iterations run after the timed windows, not part of any statistic";
+      return saved;
+    };
+    if (!trace.path.empty()) s.trace = describe(profile.saved, trace.path, file);
+    if (!trace.execution_trace.empty())
+      s.execution_trace = describe(profile.execution, trace.execution_trace, execution_file);
     for (auto* p : wanting) p->on_kernel_profile(profile.kernels);
     return;
   }

@@ -27,7 +27,8 @@ struct RunOutcome {
 // A Kineto trace of `iterations` extra iterations run after the measured
 // window (so profiler overhead never enters a statistic); none when path is empty.
 struct TraceRequest {
-  std::string path;
+  std::string path;             // --trace: the Kineto trace (a folder in data-parallel runs)
+  std::string execution_trace;  // --execution-trace: PyTorch's execution trace, same iterations and layout
   int iterations = 3;
 };
 

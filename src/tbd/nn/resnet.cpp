@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tbd/nn/frozen_batch_norm.h"
+#include "tbd/nn/linear.h"
 
 namespace tbd::nn {
 namespace F = torch::nn::functional;
@@ -119,7 +120,7 @@ torch::Tensor ResNetImpl::forward(const torch::Tensor& images) {
   if (!fc_) throw std::logic_error("ResNet built without a classifier: use stage_outputs()");
   auto x = stage_outputs(images).back();
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1)).flatten(1);
-  return fc_(x);
+  return linear(fc_, x);  // aten::linear, as torchvision's nn.Linear records it
 }
 
 }  // namespace tbd::nn

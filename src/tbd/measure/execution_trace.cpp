@@ -1,0 +1,74 @@
+#include "tbd/measure/execution_trace.h"
+
+#include <torch/csrc/profiler/standalone/execution_trace_observer.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tbd/core/error.h"
+
+namespace tbd {
+namespace {
+namespace fs = std::filesystem;
+namespace et = torch::profiler::impl;
+
+// The observer writes the closing of its JSON when it is removed; a file
+// without it was cut short (a full disk).
+bool complete_json(const std::string& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  for (std::streamoff back = 1; back <= std::min<std::streamoff>(size, 64); ++back) {
+    in.seekg(size - back);
+    const int c = in.get();
+    if (c == '}') return true;
+    if (!std::isspace(c)) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+ExecutionTraceRecorder::ExecutionTraceRecorder(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp" + std::to_string(getpid())) {
+  if (!et::addExecutionTraceObserver(tmp_))
+    throw Error("cannot record the execution trace " + path_ + ": LibTorch's observer could not open " + tmp_);
+  registered_ = true;
+}
+
+ExecutionTraceRecorder::~ExecutionTraceRecorder() {
+  if (!registered_) return;
+  try {
+    et::disableExecutionTraceObserver();
+    et::removeExecutionTraceObserver();
+  } catch (...) {
+    // nothing sensible to do while unwinding
+  }
+  std::error_code ec;
+  fs::remove(tmp_, ec);
+}
+
+void ExecutionTraceRecorder::start() { et::enableExecutionTraceObserver(); }
+
+nlohmann::json ExecutionTraceRecorder::stop_and_save() {
+  et::disableExecutionTraceObserver();
+  et::removeExecutionTraceObserver();  // writes the end of the file
+  registered_ = false;
+  std::error_code ec;
+  if (!complete_json(tmp_)) {
+    fs::remove(tmp_, ec);
+    throw Error("cannot write the execution trace " + path_ + ": the file ends early (is the disk full?)");
+  }
+  fs::rename(tmp_, path_, ec);
+  if (ec) {
+    fs::remove(tmp_, ec);
+    throw Error("cannot write the execution trace " + path_ + ": " + ec.message());
+  }
+  return {{"file", path_},
+          {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},
+          {"format", "PyTorch execution trace JSON (ExecutionTraceObserver); Chakra's chakra_converter reads it"}};
+}
+
+}  // namespace tbd
