@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   const std::vector<tbd::cli::Command> commands = {
       tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app),
       tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app), tbd::cli::add_suite_command(app),
-      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app)};
+      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app),
+      tbd::cli::add_completion_command(app)};
   tbd::cli::set_program_args(argc, argv);
   // c10d logs each failed rendezvous attempt (as a warning, the last as an
   // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`
