@@ -32,7 +32,27 @@ if not ok:
 PY
 }
 
+# Every tbd document the test wrote under $WORK (results, sweep and suite
+# indexes, scale and compare documents) must match its JSON Schema in
+# docs/schema. Tests that write hand-made documents on purpose (fixtures of
+# another shape) list them in SCHEMA_EXEMPT (a grep -E pattern of paths).
+SCHEMA_EXEMPT="${SCHEMA_EXEMPT:-}"
+validate_documents() {
+  local venv="${TBD_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tbd-test-venv}" files
+  files="$(grep -rlE --include='*.json' '"schema": ?"tbd\.' "$WORK" 2>/dev/null)"
+  [ -n "$SCHEMA_EXEMPT" ] && files="$(echo "$files" | grep -vE "$SCHEMA_EXEMPT")"
+  [ -z "$files" ] && return 0
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import jsonschema' 2>/dev/null; then
+    { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } && "$venv/bin/pip" install -q jsonschema >/dev/null 2>&1 ||
+      { fail "cannot install jsonschema from PyPI to validate the documents"; return; }
+  fi
+  # shellcheck disable=SC2086
+  "$venv/bin/python" "$(dirname "${BASH_SOURCE[0]}")/validate_schema.py" $files > /dev/null ||
+    fail "documents that do not match docs/schema (above)"
+}
+
 finish() {
+  validate_documents
   if [ "$FAILURES" -gt 0 ]; then
     echo "$FAILURES check(s) failed" >&2
     exit 1
