@@ -71,10 +71,7 @@ json_check "$WORK/cmp.json" 'r["schema"] == "tbd.compare/2" and r["regression"] 
 json_check "$WORK/cmp.json" 'r["runs"][0]["unit"] == "repetition" and r["runs"][0]["n_base"] == 5'
 json_check "$WORK/cmp.json" 'r["runs"][0]["ratio_ci"][0] < r["runs"][0]["ratio"] < r["runs"][0]["ratio_ci"][1]'
 "$TBD" compare "$WORK/base" "$WORK/noisy" --json > "$WORK/noisy.json" 2>/dev/null
-venv="${TBD_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tbd-test-venv}"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import scipy' 2>/dev/null; then
-  python3 -m venv "$venv" && "$venv/bin/pip" install -q scipy >/dev/null 2>&1 || fail "cannot install scipy from PyPI"
-fi
+python="$(test_venv scipy scipy)" || fail "cannot install scipy from PyPI"
 # Three files a side make the process the unit: scipy's Welch test on the
 # processes' logs. One file a side: repetitions, each side's variance of
 # its mean s²/n widened by s² for the processes it cannot show
@@ -86,7 +83,7 @@ for i in 1 2 3; do
 done
 "$TBD" compare "$WORK/base3" "$WORK/slow3" --json > "$WORK/cmp3.json" 2>/dev/null
 json_check "$WORK/cmp3.json" 'r["runs"][0]["unit"] == "process" and r["runs"][0]["n_new"] == 3'
-"$venv/bin/python" - "$WORK" <<'PY' || fail "compare's statistics disagree with scipy"
+"$python" - "$WORK" <<'PY' || fail "compare's statistics disagree with scipy"
 import json, math, sys
 from scipy import stats
 work = sys.argv[1]

@@ -4,12 +4,7 @@
 # for data-parallel runs. Checked with HTA itself, from PyPI, in the test venv.
 source "$(dirname "$0")/lib.sh"
 
-venv="${TBD_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tbd-test-venv}"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import hta' 2>/dev/null; then
-  { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install -q holistictraceanalysis >/dev/null 2>&1 ||
-    { echo "FAIL: cannot install holistictraceanalysis from PyPI" >&2; exit 1; }
-fi
+python="$(test_venv hta holistictraceanalysis)" || { echo "FAIL: cannot install holistictraceanalysis" >&2; exit 1; }
 
 quick=(--scale tiny --iters 2 --warmup 1 --repeat 2 --probes time --trace-iters 3 --quiet)
 # Two ranks, one thread each: --trace names a folder of rank-R.json files.
@@ -22,7 +17,7 @@ touch "$WORK/a-file.json"
 expect_exit 2 'a data-parallel run writes one trace per rank into a folder' -- \
   run ncf --scale tiny --nproc 2 --threads 1 --trace "$WORK/a-file.json"
 
-"$venv/bin/python" - "$WORK" <<'PY' || fail "HTA did not read tbd's traces as expected"
+"$python" - "$WORK" <<'PY' || fail "HTA did not read tbd's traces as expected"
 import json, logging, sys, warnings
 warnings.simplefilter("ignore")  # pandas deprecations inside HTA
 work = sys.argv[1]

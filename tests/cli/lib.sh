@@ -32,22 +32,38 @@ if not ok:
 PY
 }
 
+# The Python venv of the tests' outside checkers (scipy, HTA, jsonschema):
+# `test_venv MODULE PACKAGE...` makes sure MODULE imports there, installing
+# the packages from PyPI when it does not, and prints the venv's python.
+# CLI tests run in parallel: a lock beside the venv serialises creating it
+# and installing into it.
+TEST_VENV="${TBD_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tbd-test-venv}"
+test_venv() {
+  local module="$1"
+  shift
+  mkdir -p "$(dirname "$TEST_VENV")"
+  (
+    flock 9
+    if [ ! -x "$TEST_VENV/bin/python" ]; then python3 -m venv "$TEST_VENV" || exit 1; fi
+    "$TEST_VENV/bin/python" -c "import $module" 2>/dev/null && exit 0
+    "$TEST_VENV/bin/pip" install -q "$@" > /dev/null 2>&1
+  ) 9> "$TEST_VENV.lock" || { echo "cannot install $* from PyPI into $TEST_VENV" >&2; return 1; }
+  echo "$TEST_VENV/bin/python"
+}
+
 # Every tbd document the test wrote under $WORK (results, sweep and suite
 # indexes, scale and compare documents) must match its JSON Schema in
 # docs/schema. Tests that write hand-made documents on purpose (fixtures of
 # another shape) list them in SCHEMA_EXEMPT (a grep -E pattern of paths).
 SCHEMA_EXEMPT="${SCHEMA_EXEMPT:-}"
 validate_documents() {
-  local venv="${TBD_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tbd-test-venv}" files
+  local python files
   files="$(grep -rlE --include='*.json' '"schema": ?"tbd\.' "$WORK" 2>/dev/null)"
   [ -n "$SCHEMA_EXEMPT" ] && files="$(echo "$files" | grep -vE "$SCHEMA_EXEMPT")"
   [ -z "$files" ] && return 0
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import jsonschema' 2>/dev/null; then
-    { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } && "$venv/bin/pip" install -q jsonschema >/dev/null 2>&1 ||
-      { fail "cannot install jsonschema from PyPI to validate the documents"; return; }
-  fi
+  python="$(test_venv jsonschema jsonschema)" || { fail "cannot validate the documents without jsonschema"; return; }
   # shellcheck disable=SC2086
-  "$venv/bin/python" "$(dirname "${BASH_SOURCE[0]}")/validate_schema.py" $files > /dev/null ||
+  "$python" "$(dirname "${BASH_SOURCE[0]}")/validate_schema.py" $files > /dev/null ||
     fail "documents that do not match docs/schema (above)"
 }
 
