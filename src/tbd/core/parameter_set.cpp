@@ -44,6 +44,8 @@ void ParameterSet::add(const torch::optim::Optimizer& optimizer) {
       optimizer_state.push_back(adagrad->sum());
     }
   }
+  if (const auto* extra = dynamic_cast<const ExtraOptimizerState*>(&optimizer))
+    for (const auto& t : extra->extra_state()) optimizer_state.push_back(t);
 }
 
 ParameterSet ParameterSet::of(const torch::nn::Module& model, const torch::optim::Optimizer* optimizer) {

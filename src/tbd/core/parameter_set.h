@@ -9,6 +9,15 @@
 
 namespace tbd {
 
+// An optimizer that keeps state tensors beyond LibTorch's per-parameter
+// state (tbd's fused Adam keeps its float step counters): ParameterSet counts
+// them as optimizer state too.
+class ExtraOptimizerState {
+ public:
+  virtual ~ExtraOptimizerState() = default;
+  virtual std::vector<torch::Tensor> extra_state() const = 0;
+};
+
 struct ParameterSet {
   std::vector<torch::Tensor> weights;          // every parameter, trainable or frozen
   std::vector<torch::Tensor> buffers;          // e.g. batch-norm running statistics

@@ -160,16 +160,22 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
       exp_avgs.push_back(st.exp_avg());
       exp_avg_sqs.push_back(st.exp_avg_sq());
       if (o.amsgrad()) max_sqs.push_back(st.max_exp_avg_sq());
-      // The fused kernels read the step from a float tensor (torch.optim's state_steps).
-      if (impl_ == OptimizerImpl::fused)
-        steps.push_back(torch::full({}, static_cast<double>(st.step()),
-                                    torch::TensorOptions().dtype(torch::kFloat).device(p.device())));
+      // The fused kernels read the step from a float tensor (torch.optim's
+      // state_steps): made once, advanced below with one multi-tensor add.
+      if (impl_ == OptimizerImpl::fused) {
+        auto& counter = step_tensors_[p.unsafeGetTensorImpl()];
+        if (!counter.defined())
+          counter = torch::full({}, static_cast<double>(st.step() - 1),
+                                torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
+        steps.push_back(counter);
+      }
       const double b1 = 1 - std::pow(beta1, static_cast<double>(st.step()));
       const double b2 = 1 - std::pow(beta2, static_cast<double>(st.step()));
       bias2_sqrt.push_back(std::sqrt(b2));
       step_sizes.push_back(-o.lr() / b1);
     }
     if (impl_ == OptimizerImpl::fused) {
+      at::_foreach_add_(steps, 1);
       if constexpr (decoupled)
         at::_fused_adamw_(d.params, d.grads, exp_avgs, exp_avg_sqs, max_sqs, steps, o.lr(), beta1, beta2,
                           o.weight_decay(), o.eps(), o.amsgrad(), /*maximize=*/false);
@@ -195,6 +201,13 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
     at::_foreach_addcdiv_(d.params, exp_avgs, denom, scalars(step_sizes));
   }
   return loss;
+}
+
+template <class Base, class Options>
+std::vector<torch::Tensor> FastAdamBase<Base, Options>::extra_state() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& [impl, t] : step_tensors_) out.push_back(t);
+  return out;
 }
 
 template class FastAdamBase<torch::optim::Adam, torch::optim::AdamOptions>;

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/optim/adam.h>
@@ -22,6 +23,7 @@
 #include <torch/optim/sgd.h>
 
 #include "tbd/core/options.h"
+#include "tbd/core/parameter_set.h"
 
 namespace tbd {
 
@@ -48,13 +50,17 @@ class FastSGD final : public torch::optim::SGD, public MultiTensorStep {
 // Adam (L2 weight decay added to the gradient) or AdamW (decoupled weight
 // decay), by `decoupled`.
 template <class Base, class Options>
-class FastAdamBase final : public Base, public MultiTensorStep {
+class FastAdamBase final : public Base, public MultiTensorStep, public ExtraOptimizerState {
  public:
   FastAdamBase(const std::vector<torch::optim::OptimizerParamGroup>& groups, Options defaults, OptimizerImpl impl);
   torch::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
+  // The fused kernels' float step counters, one per parameter, kept and
+  // advanced together as torch.optim keeps `state_steps` (not remade each step).
+  std::vector<torch::Tensor> extra_state() const override;
 
  private:
   OptimizerImpl impl_;
+  std::unordered_map<const c10::TensorImpl*, torch::Tensor> step_tensors_;
 };
 using FastAdam = FastAdamBase<torch::optim::Adam, torch::optim::AdamOptions>;
 using FastAdamW = FastAdamBase<torch::optim::AdamW, torch::optim::AdamWOptions>;
