@@ -112,10 +112,18 @@ TEST(Wgan, TinyIterationConsumesCriticItersBatchesAndGivesFiniteLoss) {
   tiny.dim = 4;
   const ParameterSet s = t.workload->state();
   EXPECT_EQ(s.parameter_count(), generator_parameters(4, 128) + critic_parameters(4));
-  // Adam: two moments per parameter of both networks.
+  // Adam: two moments per parameter of both networks, and the fused step's
+  // float counter (a scalar) per parameter tensor.
   int64_t moments = 0;
-  for (const auto& m : s.optimizer_state) moments += m.numel();
+  size_t counters = 0;
+  for (const auto& m : s.optimizer_state) {
+    if (m.dim() == 0)
+      ++counters;
+    else
+      moments += m.numel();
+  }
   EXPECT_EQ(moments, 2 * s.parameter_count());
+  EXPECT_EQ(counters, s.weights.size());
   // Every parameter trains again after the generator update froze the critic.
   EXPECT_EQ(s.trainable_parameter_count(), s.parameter_count());
 }
