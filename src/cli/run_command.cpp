@@ -189,8 +189,10 @@ Command add_run_command(CLI::App& app) {
             for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
             if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");
             const DistEnvironment dist = read_dist_environment();
-            for (const auto& path : {a->trace.path, a->trace.execution_trace})
-              if (!path.empty()) check_trace_path(path, /*per_rank=*/std::max(options.nproc, dist.world_size) > 1);
+            const bool per_rank = std::max(options.nproc, dist.world_size) > 1;
+            if (!a->trace.path.empty()) check_trace_path(a->trace.path, per_rank, "--trace");
+            if (!a->trace.execution_trace.empty())
+              check_trace_path(a->trace.execution_trace, per_rank, "--execution-trace");
             // Refused before any worker process starts (A3C is already asynchronous).
             check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())

@@ -84,6 +84,10 @@ assert linked > 0.9, f"only {linked:.0%} of the execution trace's rf_ids are in 
 print(f"forward {len(tf)} ops and backward {len(tb)} functions as Python's; {linked:.0%} of rf_ids linked to Kineto")
 PY
 
+# A bad path is refused before the run, naming the option it came from.
+expect_exit 2 '^tbd: error: --execution-trace .*missing/et.json: directory .* does not exist' -- \
+  run ncf --scale tiny --execution-trace "$WORK/missing/et.json"
+
 # Data-parallel: one execution trace per rank in the folder.
 "$TBD" run ncf --scale tiny --iters 1 --warmup 1 --repeat 2 --probes time --nproc 2 --threads 1 --trace-iters 1 \
   --execution-trace "$WORK/et-ranks" --quiet || fail "the 2-rank run with --execution-trace exited $?"

@@ -4,32 +4,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "tbd/core/error.h"
+#include "tbd/measure/trace_probe.h"
 
 namespace tbd {
-namespace {
 namespace fs = std::filesystem;
 namespace et = torch::profiler::impl;
-
-// The observer writes the closing of its JSON when it is removed; a file
-// without it was cut short (a full disk).
-bool complete_json(const std::string& file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const auto size = static_cast<std::streamoff>(in.tellg());
-  for (std::streamoff back = 1; back <= std::min<std::streamoff>(size, 64); ++back) {
-    in.seekg(size - back);
-    const int c = in.get();
-    if (c == '}') return true;
-    if (!std::isspace(c)) return false;
-  }
-  return false;
-}
-
-}  // namespace
 
 ExecutionTraceRecorder::ExecutionTraceRecorder(std::string path)
     : path_(std::move(path)), tmp_(path_ + ".tmp" + std::to_string(getpid())) {
@@ -57,9 +38,9 @@ nlohmann::json ExecutionTraceRecorder::stop_and_save() {
   et::removeExecutionTraceObserver();  // writes the end of the file
   registered_ = false;
   std::error_code ec;
-  if (!complete_json(tmp_)) {
+  if (!ends_like_json(tmp_)) {
     fs::remove(tmp_, ec);
-    throw Error("cannot write the execution trace " + path_ + ": the file ends early (is the disk full?)");
+    throw Error("cannot write the execution trace " + path_ + ": the file ends early" + space_note(path_));
   }
   fs::rename(tmp_, path_, ec);
   if (ec) {

@@ -344,8 +344,19 @@ struct Profile {
 // `iterations` more iterations under the Kineto profiler; no probe watches them.
 Profile profile_iterations(Session& s, const std::string& path, int iterations,
                            const std::string& execution_trace_path = "") {
+  Profile p;
+  // Like the trace, the execution trace is an extra whose loss must not cost the result.
+  const auto lost_execution_trace = [&](const Error& e) {
+    p.execution = {{"file", nullptr}, {"requested_file", execution_trace_path}, {"error", e.what()}};
+  };
   std::optional<ExecutionTraceRecorder> execution;
-  if (!execution_trace_path.empty()) execution.emplace(execution_trace_path);
+  if (!execution_trace_path.empty()) {
+    try {
+      execution.emplace(execution_trace_path);
+    } catch (const Error& e) {
+      lost_execution_trace(e);
+    }
+  }
   TraceRecorder recorder(path, s.device);
   recorder.set_distributed_info({{"backend", s.group ? s.group->backend_name() : "none"},
                                  {"rank", s.options.rank},
@@ -363,12 +374,11 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations,
   }
   synchronize(s.device);
   const double wall_s = seconds_since(t0);
-  Profile p;
   if (execution) {
     try {
       p.execution = execution->stop_and_save();
-    } catch (const Error& e) {  // like the trace: an extra whose loss must not cost the result
-      p.execution = {{"file", nullptr}, {"requested_file", execution_trace_path}, {"error", e.what()}};
+    } catch (const Error& e) {
+      lost_execution_trace(e);
     }
   }
   try {

@@ -56,30 +56,6 @@ std::vector<DeviceActivity> device_activities_of(const std::vector<prof::KinetoE
   return out;
 }
 
-// A complete JSON document ends with '}' or ']' (whitespace aside).
-bool ends_like_json(const std::string& file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  std::streamoff pos = in.tellg();
-  while (pos > 0) {
-    in.seekg(--pos);
-    const int c = in.get();
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    return c == '}' || c == ']';
-  }
-  return false;
-}
-
-// Why a write came out short, when the file system says: most often a full disk.
-std::string space_note(const std::string& file) {
-  const fs::path p(file);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  struct statvfs st{};
-  if (statvfs(dir.c_str(), &st) == 0 && st.f_bavail == 0)
-    return std::string(" (") + std::strerror(ENOSPC) + ": " + dir.string() + " is full)";
-  return " (the disk may be full or failing)";
-}
-
 // A flat object the way Python's json.dumps writes it ({"rank": 1, ...}), as
 // torch.profiler records distributedInfo: HTA finds the rank with the
 // pattern "rank":\s+N, which compact JSON ("rank":1) does not match.
@@ -110,27 +86,49 @@ bool name_trace(const std::string& tmp, const std::string& final_path) {
 
 }  // namespace
 
-void check_trace_path(const std::string& path, bool per_rank) {
-  if (path.empty()) throw UsageError("--trace needs a file name");
+bool ends_like_json(const std::string& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  std::streamoff pos = in.tellg();
+  while (pos > 0) {
+    in.seekg(--pos);
+    const int c = in.get();
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    return c == '}' || c == ']';
+  }
+  return false;
+}
+
+std::string space_note(const std::string& file) {
+  const fs::path p(file);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  struct statvfs st{};
+  if (statvfs(dir.c_str(), &st) == 0 && st.f_bavail == 0)
+    return std::string(" (") + std::strerror(ENOSPC) + ": " + dir.string() + " is full)";
+  return " (the disk may be full or failing)";
+}
+
+void check_trace_path(const std::string& path, bool per_rank, const std::string& option) {
+  if (path.empty()) throw UsageError(option + " needs a file name");
   const fs::path p(path);
   std::error_code ec;
   if (per_rank) {
     if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-      throw UsageError("--trace " + path + " is a file, but a data-parallel run writes one trace per rank into a "
+      throw UsageError(option + " " + path + " is a file, but a data-parallel run writes one trace per rank into a "
                        "folder (rank-0.json, rank-1.json, ...); give a folder name");
     const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
     if (!fs::is_directory(p, ec) && !fs::is_directory(parent, ec))
-      throw UsageError("--trace " + path + ": folder " + parent.string() + " does not exist");
+      throw UsageError(option + " " + path + ": folder " + parent.string() + " does not exist");
     return;
   }
-  if (fs::is_directory(p, ec)) throw UsageError("--trace " + path + " is a directory; give a file name");
+  if (fs::is_directory(p, ec)) throw UsageError(option + " " + path + " is a directory; give a file name");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
-    throw UsageError("--trace " + path + ": directory " + dir.string() + " does not exist");
+    throw UsageError(option + " " + path + ": directory " + dir.string() + " does not exist");
   if (access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--trace " + path + ": directory " + dir.string() + " is not writable");
+    throw UsageError(option + " " + path + ": directory " + dir.string() + " is not writable");
   if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0)
-    throw UsageError("--trace " + path + ": the file exists and is not writable");
+    throw UsageError(option + " " + path + ": the file exists and is not writable");
 }
 
 std::string trace_file_for_rank(const std::string& path, int rank, int world_size) {

@@ -14,12 +14,19 @@
 
 namespace tbd {
 
-// Throws UsageError when a trace cannot be written to `path` (missing or
-// unwritable directory, a directory given as the file). A data-parallel run
-// (`per_rank`) writes one trace per rank into the folder `path` (made when
-// missing), as Holistic Trace Analysis reads them: then `path` must not be a
-// file.
-void check_trace_path(const std::string& path, bool per_rank = false);
+// Throws UsageError, naming `option` (--trace, --execution-trace), when a
+// trace cannot be written to `path` (missing or unwritable directory, a
+// directory given as the file). A data-parallel run (`per_rank`) writes one
+// trace per rank into the folder `path` (made when missing), as Holistic
+// Trace Analysis reads them: then `path` must not be a file.
+void check_trace_path(const std::string& path, bool per_rank = false, const std::string& option = "--trace");
+
+// Checks of a trace file another library wrote (Kineto, the execution-trace
+// observer), neither of which reports a failed write: whether it ends as a
+// complete JSON document does ('}' or ']', whitespace aside), and, when it
+// does not, the likely cause (" (No space left on device: DIR is full)").
+bool ends_like_json(const std::string& file);
+std::string space_note(const std::string& file);
 
 // The file rank `rank` writes for --trace `path`: `path` itself in a
 // single-process run, `path`/rank-RANK.json in a data-parallel one.
