@@ -46,6 +46,16 @@ TEST(HostAllocator, RetainReusesFreedMemoryWithoutFaultingItInAgain) {
   EXPECT_LT(pages_per_step, 200) << "minor faults per step after the first";
 }
 
+TEST(HostAllocator, SystemAfterRetainInOneProcessSaysItIsNotApplied) {
+#if !defined(__GLIBC__)
+  GTEST_SKIP() << "the retaining settings are glibc's";
+#endif
+  ASSERT_TRUE(apply_host_allocator(HostAllocator::retain).applied);
+  const auto state = apply_host_allocator(HostAllocator::system);
+  EXPECT_FALSE(state.applied);
+  EXPECT_NE(state.detail.find("glibc cannot undo"), std::string::npos) << state.detail;
+}
+
 TEST(HostAllocator, TheChoiceIsNamedAndChecked) {
   EXPECT_EQ(parse_host_allocator("retain"), HostAllocator::retain);
   EXPECT_EQ(parse_host_allocator("system"), HostAllocator::system);
