@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
     // --help and --version end here with status 0, as CLI11 prints them.
     if (e.get_exit_code() == 0) return app.exit(e);
     // Usage errors in tbd's own form: one `tbd: error:` line, status 2.
-    std::cerr << "tbd: error: " << e.what() << "; see tbd " << (argc > 1 && is_command(argv[1]) ? argv[1] : "")
-              << (argc > 1 && is_command(argv[1]) ? " " : "") << "--help\n";
+    const std::string command = argc > 1 && is_command(argv[1]) ? std::string(argv[1]) + " " : "";
+    std::cerr << "tbd: error: " << e.what() << "; see tbd " << command << "--help\n";
     return 2;
   }
   try {

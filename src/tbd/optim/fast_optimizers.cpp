@@ -25,14 +25,14 @@ using torch::Tensor;
 // The parameters of a group that have a gradient, and their gradients:
 // dense ones for the multi-tensor kernels, sparse ones (embedding tables with
 // sparse gradients) apart, since those kernels take dense tensors only.
-struct Dense {
+struct GroupGradients {
   std::vector<Tensor> params, grads;
   std::vector<Tensor> sparse_params, sparse_grads;
   bool sparse() const { return !sparse_params.empty(); }
 };
 
-Dense dense_of(torch::optim::OptimizerParamGroup& group) {
-  Dense d;
+GroupGradients gradients_of(torch::optim::OptimizerParamGroup& group) {
+  GroupGradients d;
   for (auto& p : group.params()) {
     if (!p.grad().defined()) continue;
     const bool sparse = p.grad().is_sparse();
@@ -63,7 +63,7 @@ Tensor FastSGD::step(LossClosure closure) {
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const torch::optim::SGDOptions&>(group.options());
-    Dense d = dense_of(group);
+    GroupGradients d = gradients_of(group);
     // Sparse gradients (embedding tables): LibTorch's per-parameter update,
     // as torch.optim.SGD's sparse path; the dense rest of the group below.
     for (size_t i = 0; i < d.sparse_params.size(); ++i) {
@@ -138,7 +138,7 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
   at::NoGradGuard no_grad;
   for (auto& group : this->param_groups_) {
     const auto& o = static_cast<const Options&>(group.options());
-    Dense d = dense_of(group);
+    GroupGradients d = gradients_of(group);
     if (d.params.empty()) continue;
     if (d.sparse())
       throw Error("the fused and foreach Adam steps need dense gradients; use --optimizer-impl loop for sparse ones");
@@ -168,11 +168,12 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
           counter = torch::full({}, static_cast<double>(st.step() - 1),
                                 torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
         steps.push_back(counter);
+      } else {  // the foreach path computes the bias corrections here; the fused kernels from `steps`
+        const double b1 = 1 - std::pow(beta1, static_cast<double>(st.step()));
+        const double b2 = 1 - std::pow(beta2, static_cast<double>(st.step()));
+        bias2_sqrt.push_back(std::sqrt(b2));
+        step_sizes.push_back(-o.lr() / b1);
       }
-      const double b1 = 1 - std::pow(beta1, static_cast<double>(st.step()));
-      const double b2 = 1 - std::pow(beta2, static_cast<double>(st.step()));
-      bias2_sqrt.push_back(std::sqrt(b2));
-      step_sizes.push_back(-o.lr() / b1);
     }
     if (impl_ == OptimizerImpl::fused) {
       at::_foreach_add_(steps, 1);
@@ -225,7 +226,7 @@ Tensor FastRMSprop::step(LossClosure closure) {
   at::NoGradGuard no_grad;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const torch::optim::RMSpropOptions&>(group.options());
-    Dense d = dense_of(group);
+    GroupGradients d = gradients_of(group);
     if (d.params.empty()) continue;
     if (d.sparse())
       throw Error("the foreach RMSprop step needs dense gradients; use --optimizer-impl loop for sparse ones");
