@@ -4,6 +4,7 @@
 // one-pass clipping against clip_grad_norm_.
 #include <gtest/gtest.h>
 
+#include <torch/cuda.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/utils/clip_grad.h>
@@ -20,18 +21,18 @@ namespace {
 using Make = std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor>, OptimizerImpl)>;
 
 // Parameters of several shapes (a matrix, a vector, a 4-D kernel), the same
-// values on both sides.
-std::vector<torch::Tensor> parameters(uint64_t seed) {
+// values on both sides, on the device under test.
+std::vector<torch::Tensor> parameters(uint64_t seed, const c10::Device& device = c10::kCPU) {
   torch::manual_seed(static_cast<int64_t>(seed));
   std::vector<torch::Tensor> p = {torch::randn({7, 5}), torch::randn({5}), torch::randn({3, 2, 3, 3})};
-  for (auto& t : p) t.requires_grad_(true);
+  for (auto& t : p) t = t.to(device).requires_grad_(true);
   return p;
 }
 
 // `steps` steps with the same pseudo-random gradients on both sides; the
 // largest relative difference of the weights at the end.
-double max_difference(const Make& make, OptimizerImpl impl, int steps = 12) {
-  auto reference = parameters(1), candidate = parameters(1);
+double max_difference(const Make& make, OptimizerImpl impl, const c10::Device& device, int steps = 12) {
+  auto reference = parameters(1, device), candidate = parameters(1, device);
   auto ref_opt = make(reference, OptimizerImpl::loop);
   auto cand_opt = make(candidate, impl);
   torch::manual_seed(99);
@@ -62,12 +63,15 @@ double max_difference(const Make& make, OptimizerImpl impl, int steps = 12) {
   return worst;
 }
 
+// The device under test: the CPU, or the GPU in the Gpu.* tests below.
+c10::Device test_device = c10::kCPU;
+
 void expect_equivalent(const Make& make, const char* what) {
   for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach})
-    EXPECT_LT(max_difference(make, impl), 2e-5) << what << " " << to_string(impl);
+    EXPECT_LT(max_difference(make, impl, test_device), 2e-5) << what << " " << to_string(impl) << " on " << test_device;
 }
 
-TEST(FastOptimizers, SgdMatchesLibTorch) {
+void check_sgd() {
   using O = torch::optim::SGDOptions;
   expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
   expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
@@ -78,7 +82,7 @@ TEST(FastOptimizers, SgdMatchesLibTorch) {
                     "dampening");
 }
 
-TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) {
+void check_adam_and_adamw() {
   using A = torch::optim::AdamOptions;
   using W = torch::optim::AdamWOptions;
   expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
@@ -93,7 +97,7 @@ TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) {
       "adamw (gpt)");
 }
 
-TEST(FastOptimizers, RmspropMatchesLibTorch) {
+void check_rmsprop() {
   using R = torch::optim::RMSpropOptions;
   expect_equivalent(
       [](auto p, auto impl) { return make_rmsprop(p, R(0.01).alpha(0.9).eps(1.0).momentum(0.9).weight_decay(4e-5), impl); },
@@ -101,7 +105,7 @@ TEST(FastOptimizers, RmspropMatchesLibTorch) {
   expect_equivalent([](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
 }
 
-TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) {
+void check_parameter_groups() {
   // gpt: decay on matrices, none on vectors, in one optimizer.
   const auto make = [](std::vector<torch::Tensor> p, OptimizerImpl impl) -> std::unique_ptr<torch::optim::Optimizer> {
     using W = torch::optim::AdamWOptions;
@@ -111,6 +115,23 @@ TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) {
     return make_adamw(groups, W(1e-2), impl);
   };
   expect_equivalent(make, "two groups");
+}
+
+TEST(FastOptimizers, SgdMatchesLibTorch) { check_sgd(); }
+TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) { check_adam_and_adamw(); }
+TEST(FastOptimizers, RmspropMatchesLibTorch) { check_rmsprop(); }
+TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) { check_parameter_groups(); }
+
+// The same comparisons on the GPU, where the fused steps are ATen's CUDA
+// kernels (docs/gpu.md); skipped without one.
+TEST(Gpu, FusedAndForeachOptimizersMatchLibTorchOnCuda) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible)";
+  test_device = c10::Device(c10::kCUDA, 0);
+  check_sgd();
+  check_adam_and_adamw();
+  check_rmsprop();
+  check_parameter_groups();
+  test_device = c10::kCPU;
 }
 
 TEST(FastOptimizers, SparseGradientsKeepTheirSparsePathBesideDenseOnes) {

@@ -4,6 +4,7 @@
 #include <ATen/ops/_amp_update_scale.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/TensorOperators.h>
 
 namespace tbd {
 
