@@ -11,11 +11,17 @@ if(TBD_DEPS_DIR)
   set(_hints HINTS "${TBD_DEPS_DIR}/include" "${TBD_DEPS_DIR}/lib" NO_CMAKE_SYSTEM_PATH)
 endif()
 
-# A header-only library from the system's CMake package, else from the folder.
+# A header-only library from the carried folder when it has one (its headers
+# sit beside Gloo's, which every target of tbd_lib sees, so a second copy from
+# the system would mix two versions of one library: nlohmann/json's ABI tags
+# differ between releases and the link fails), else from the system's CMake
+# package, else from the system's include folders.
 function(tbd_header_only package target header)
-  find_package(${package} QUIET)
-  if(TARGET ${target})
-    return()
+  if(NOT (TBD_DEPS_DIR AND EXISTS "${TBD_DEPS_DIR}/include/${header}"))
+    find_package(${package} QUIET)
+    if(TARGET ${target})
+      return()
+    endif()
   endif()
   # LibTorch's include folder last: it ships fmt (newer than Debian's), which
   # its own headers expect.
