@@ -371,31 +371,37 @@ TEST(Mllog, LinesHaveTheMlperfShape) {
                   R"("key": "global_batch_size", "value": 32, "metadata": {"file": "x.cpp", "lineno": 1}})");
 }
 
-TEST(Mllog, ARunBecomesStartConfigurationAndStopEvents) {
+TEST(Mllog, ARunBecomesInitRunBlocksAndStopEvents) {
   testing::TempDir dir;
   nlohmann::json r = result_with(kBase);
   r["workload"]["settings"]["lr"] = "0.1";
-  append_mllog(dir / "log.txt", r, 1000, 2000);
+  EXPECT_THROW(append_mllog(dir / "log.txt", r), Error);  // no times, no log
+  r["wall_clock"] = {{"start", 1000}, {"setup_end", 1200}, {"warmup_end", 1300},
+                     {"windows", {{{"start", 1300}, {"end", 1400}}, {{"start", 1400}, {"end", 1500}}}},
+                     {"end", 2000}};
+  append_mllog(dir / "log.txt", r);
   std::ifstream in(dir / "log.txt");
   std::vector<nlohmann::json> events;
   for (std::string line; std::getline(in, line);) {
     ASSERT_EQ(line.rfind(":::MLLOG ", 0), 0u) << line;
     events.push_back(nlohmann::json::parse(line.substr(9)));
   }
-  ASSERT_GE(events.size(), 7u);
-  EXPECT_EQ(events.front()["key"], "run_start");
-  EXPECT_EQ(events.front()["event_type"], "INTERVAL_START");
-  EXPECT_EQ(events.front()["time_ms"], 1000);
-  EXPECT_EQ(events.back()["key"], "run_stop");
-  EXPECT_EQ(events.back()["time_ms"], 2000);
-  EXPECT_EQ(events.back()["metadata"]["status"], "success");
-  bool batch = false, lr = false;
+  std::vector<std::string> order;  // the interval events, in the checker's order
+  std::map<std::string, nlohmann::json> first;
   for (const auto& e : events) {
-    if (e["key"] == "global_batch_size") batch = e["value"] == 4;
-    if (e["key"] == "opt_base_learning_rate") lr = e["value"] == 0.1;
+    if (e["event_type"] != "POINT_IN_TIME") order.push_back(e["key"].get<std::string>() + "@" + e["time_ms"].dump());
+    first.emplace(e["key"].get<std::string>(), e);
   }
-  EXPECT_TRUE(batch);
-  EXPECT_TRUE(lr);
+  EXPECT_EQ(order, (std::vector<std::string>{"init_start@1000", "init_stop@1200", "run_start@1200", "block_start@1300",
+                                             "block_stop@1400", "block_start@1400", "block_stop@1500", "run_stop@2000"}));
+  EXPECT_EQ(events.back()["metadata"]["status"], "success");
+  EXPECT_EQ(first["submission_benchmark"]["value"], "resnet");
+  EXPECT_EQ(first["global_batch_size"]["value"], 4);
+  EXPECT_EQ(first["opt_base_learning_rate"]["value"], 0.1);
+  EXPECT_EQ(first["block_start"]["metadata"]["first_epoch_num"], 1);
+  EXPECT_EQ(first["tracked_stats"]["metadata"]["step"], 1);  // one iteration in the first repetition
+  EXPECT_EQ(mlperf_benchmark_name("seq2seq"), "gnmt");
+  EXPECT_EQ(mlperf_benchmark_name("gpt"), "gpt");  // no MLPerf benchmark of this model
 }
 
 TEST(CsvLog, QuotesAndKeepsOneHeader) {

@@ -209,11 +209,10 @@ Command add_run_command(CLI::App& app) {
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             install_interrupt_handler();
-            const int64_t start_ms = unix_time_ms();
             const RunOutcome outcome = run_benchmark(options, probes, a->trace);
             if (outcome.rank != 0) return interrupted_exit_status();  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
-            if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result, start_ms, unix_time_ms());
+            if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result);
             if (!a->csv.empty()) append_csv(a->csv, outcome.result);
             if (options.json) std::cout << outcome.result.dump(2) << "\n";
             if (!options.quiet) print_summary(options.json ? std::cerr : std::cout, outcome.result, outcome.summary);

@@ -67,6 +67,17 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
       {"definition", "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
                      "candidates on first use (CUDA runs of workloads whose shapes repeat); host_allocator: "
                      "what the C allocator does with freed host memory (retain: kept for the next iteration)"}};
+  nlohmann::json windows = nlohmann::json::array();
+  for (const auto& [begin, end] : s.wall_clock.windows) windows.push_back({{"start", begin}, {"end", end}});
+  result["wall_clock"] = {{"unit", "ms since the Unix epoch (system clock)"},
+                          {"start", s.wall_clock.start},
+                          {"setup_end", s.wall_clock.setup_end},
+                          {"warmup_end", s.wall_clock.warmup_end},
+                          {"windows", windows},
+                          {"end", s.wall_clock.end},
+                          {"definition", "when the run began, its workload was built (and peers joined), the "
+                                         "warm-up ended, each timed repetition began and ended, and the run "
+                                         "ended; --mllog's events carry these times"}};
   result["warmup"] = {{"iterations", s.warmup.iterations},
                       {"mode", s.options.warmup_auto ? "auto" : "fixed"},
                       {"ended_by", s.warmup.ended_by},

@@ -32,6 +32,13 @@ struct WarmupRecord {
   double seconds = 0;
 };
 
+// When each step began and ended on the system clock (ms since the Unix
+// epoch): the result's wall_clock, which --mllog turns into MLPerf's events.
+struct WallClock {
+  int64_t start = 0, setup_end = 0, warmup_end = 0, end = 0;
+  std::vector<std::pair<int64_t, int64_t>> windows;  // each timed repetition's start and end
+};
+
 struct Session {
   RunOptions options;  // resolved: batch size, threads, rank and world size filled in
   c10::Device device{c10::kCPU};
@@ -57,6 +64,7 @@ struct Session {
   nlohmann::json environment;
   std::string created_utc;
   WarmupRecord warmup;
+  WallClock wall_clock;
   bool partial = false;  // interrupted before the timed windows completed
   TimedFigures timed;
   double first_loss = NAN, last_loss = NAN;

@@ -291,6 +291,7 @@ void timed_windows(Session& s, Progress& progress) {
   for (int rep = 0; rep < s.options.repeat && !s.partial; ++rep) {
     if (rep == 0) s.workload->begin_measurement();
     for (auto* p : s.timed_probes) p->on_window_begin(rep);
+    s.wall_clock.windows.emplace_back(unix_time_ms(), 0);  // outside the timed iterations
     double window_s = 0;  // timed iteration time of this window: what throughput divides by
     for (int64_t i = 0;; ++i) {
       // Elapsed time and Ctrl-C differ between ranks: agree (0 go on,
@@ -309,6 +310,7 @@ void timed_windows(Session& s, Progress& progress) {
       s.timed.seconds += r.seconds;
       window_s += r.seconds;
     }
+    s.wall_clock.windows.back().second = unix_time_ms();
     for (auto* p : s.timed_probes) p->on_window_end(rep);
   }
   s.conditions_end = take_condition_snapshot();
@@ -469,15 +471,19 @@ void gather_distributed(Session& s) {
 
 RunOutcome run_session(Session& s, const RunOptions& requested, const std::vector<std::string>& probes,
                        const TraceRequest& trace) {
+  s.wall_clock.start = unix_time_ms();
   configure_session(s, requested, probes);
   Progress progress(!s.options.quiet && s.options.rank == 0);
   try {
     open_session(s);
+    s.wall_clock.setup_end = unix_time_ms();
     warm_up(s, progress);
+    s.wall_clock.warmup_end = unix_time_ms();
     timed_windows(s, progress);
     instrumented_pass(s, progress);
     profile_pass(s, trace);
     for (auto& p : s.probes) p->on_run_end(*s.context);
+    s.wall_clock.end = unix_time_ms();
     if (s.group) gather_distributed(s);
   } catch (...) {
     progress.clear();

@@ -4,18 +4,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <filesystem>
 
 #include "tbd/core/error.h"
 
 namespace tbd {
-
-int64_t unix_time_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 namespace {
 
@@ -84,9 +80,44 @@ void append_to_file(const std::string& path, const std::string& text) {
   ::close(fd);
 }
 
-void append_mllog(const std::string& path, const nlohmann::json& r, int64_t start_ms, int64_t stop_ms) {
+std::string mlperf_benchmark_name(const std::string& workload) {
+  // MLPerf Training's names for the same published models (training rules
+  // 0.7.0, the last round that ran all four); the others keep tbd's name.
+  static const std::map<std::string, std::string> names = {
+      {"resnet50", "resnet"}, {"transformer", "transformer"}, {"seq2seq", "gnmt"}, {"dlrm", "dlrm"}};
+  const auto it = names.find(workload);
+  return it == names.end() ? workload : it->second;
+}
+
+namespace {
+
+// MLPerf's names for the lowest precision in a layer type.
+std::string mlperf_precision(const std::string& precision) {
+  if (precision == "bf16") return "bfloat16";
+  return precision;  // fp32, tf32, fp16
+}
+
+// The command line that makes this configuration again, for config_filename.
+std::string configuration_line(const nlohmann::json& w, const nlohmann::json& o) {
+  std::string line = "tbd run " + w.at("name").get<std::string>();
+  for (const char* key : {"scale", "batch_size", "precision", "device", "optimizer_impl", "memory_format"})
+    if (o.contains(key) && !o[key].is_null()) {
+      std::string flag = key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      line += " --" + flag + " " + (o[key].is_string() ? o[key].get<std::string>() : o[key].dump());
+    }
+  return line;
+}
+
+}  // namespace
+
+void append_mllog(const std::string& path, const nlohmann::json& r) {
   const auto& w = r.at("workload");
   const auto& o = w.at("options");
+  if (!r.contains("wall_clock") || !r["wall_clock"].is_object())
+    throw Error("the result has no wall_clock section, which --mllog needs for its event times");
+  const auto& clock = r["wall_clock"];
+  const int64_t start = clock.at("start"), setup_end = clock.at("setup_end"), end = clock.at("end");
   std::string text;
   // metadata as mlperf-logging writes it: the source file and line that logged the event.
   const auto add = [&](int64_t t, const char* type, const char* key, const nlohmann::json& value, int line,
@@ -95,32 +126,72 @@ void append_mllog(const std::string& path, const nlohmann::json& r, int64_t star
     metadata.update(extra);
     text += mllog_line(t, type, key, value, metadata) + "\n";
   };
+  const auto point = [&](const char* key, const nlohmann::json& value, int line) {
+    add(start, "POINT_IN_TIME", key, value, line);
+  };
   const int world = o.contains("world_size") ? o["world_size"].get<int>() : 1;
+  const int64_t batch = o.value("batch_size", 0LL);
   std::string platform = "unknown";
   if (r.contains("environment") && r["environment"].contains("cpu") && r["environment"]["cpu"].contains("model") &&
       r["environment"]["cpu"]["model"].is_string())
     platform = r["environment"]["cpu"]["model"].get<std::string>();
   if (o.value("device", "cpu") != "cpu") platform = o.value("device", "") + " (host: " + platform + ")";
-  add(start_ms, "INTERVAL_START", "run_start", nullptr, __LINE__);
-  add(start_ms, "POINT_IN_TIME", "submission_benchmark", w.at("name"), __LINE__);
-  add(start_ms, "POINT_IN_TIME", "submission_platform", platform, __LINE__);
-  add(start_ms, "POINT_IN_TIME", "seed", o.value("seed", 0ULL), __LINE__);
-  add(start_ms, "POINT_IN_TIME", "global_batch_size", o.value("batch_size", 0LL) * world, __LINE__);
+  const std::string precision = mlperf_precision(o.value("precision", "fp32"));
+
+  // Initialisation: the submission's description and the hyperparameters
+  // (docs/analysis.md#mlperf-logs says what each value means for tbd).
+  add(start, "POINT_IN_TIME", "cache_clear", false, __LINE__,
+      {{"note", "tbd does not drop the operating system's caches before a run"}});
+  add(start, "INTERVAL_START", "init_start", nullptr, __LINE__);
+  point("submission_org", "tbd", __LINE__);
+  point("submission_platform", platform, __LINE__);
+  point("submission_division", "open", __LINE__);
+  point("submission_status", "research", __LINE__);
+  point("submission_benchmark", mlperf_benchmark_name(w.at("name").get<std::string>()), __LINE__);
+  point("config_filename", configuration_line(w, o), __LINE__);
+  point("seed", o.value("seed", 0ULL), __LINE__);
+  point("global_batch_size", batch * world, __LINE__);
+  point("micro_batch_size", batch, __LINE__);
+  point("gradient_accumulation_steps", 1, __LINE__);
+  point("lowest_numerical_precision_in_linear", precision, __LINE__);
+  point("lowest_numerical_precision_in_attn", precision, __LINE__);
+  // Data-parallel gradients are all-reduced in the parameters' dtype (fp32).
+  point("lowest_numerical_precision_in_comm", "fp32", __LINE__);
+  point("tensor_parallelism", 1, __LINE__);
+  point("pipeline_parallelism", 1, __LINE__);
+  point("context_parallelism", 1, __LINE__);
+  point("expert_parallelism", 1, __LINE__);
   if (w.contains("settings") && w["settings"].contains("lr")) {
     const auto& lr = w["settings"]["lr"];
     try {
-      add(start_ms, "POINT_IN_TIME", "opt_base_learning_rate", lr.is_string() ? std::stod(lr.get<std::string>()) : lr.get<double>(),
-          __LINE__);
+      point("opt_base_learning_rate", lr.is_string() ? std::stod(lr.get<std::string>()) : lr.get<double>(), __LINE__);
     } catch (const std::exception&) {
     }
   }
   const auto& t = r.at("throughput");
-  nlohmann::json stats = {{"throughput", t.contains("samples_per_s") ? t["samples_per_s"] : nlohmann::json(nullptr)},
-                          {"throughput_unit", t.value("unit", "")}};
-  if (r.contains("summary") && r["summary"].contains("median_s")) stats["median_iteration_s"] = r["summary"]["median_s"];
-  const auto iterations = r.at("iterations").size();
-  add(stop_ms, "POINT_IN_TIME", "tracked_stats", stats, __LINE__, {{"step", iterations}});
-  add(stop_ms, "INTERVAL_END", "run_stop", nullptr, __LINE__,
+  point("train_samples", t.value("samples", 0.0), __LINE__);  // trained in the timed windows
+  point("eval_samples", 0, __LINE__);                         // tbd runs no evaluation
+  add(setup_end, "INTERVAL_END", "init_stop", nullptr, __LINE__);
+
+  // The run: warm-up, then one block per timed repetition with its throughput.
+  add(setup_end, "INTERVAL_START", "run_start", nullptr, __LINE__);
+  const auto& windows = clock.at("windows");
+  const auto& reps = t.contains("repetitions") ? t["repetitions"] : nlohmann::json::array();
+  int64_t step = 0;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const int64_t a = windows[i].at("start"), b = windows[i].at("end");
+    const int number = static_cast<int>(i) + 1;
+    const nlohmann::json rep = i < reps.size() ? reps[i] : nlohmann::json::object();
+    add(a, "INTERVAL_START", "block_start", nullptr, __LINE__,
+        {{"first_epoch_num", number}, {"epoch_count", 1}, {"samples_count", rep.value("samples", 0.0)}});
+    step += rep.value("iterations", 0LL);
+    nlohmann::json stats = {{"throughput", rep.contains("samples_per_s") ? rep["samples_per_s"] : nlohmann::json(nullptr)},
+                            {"throughput_unit", t.value("unit", "")},
+                            {"seconds", rep.value("seconds", 0.0)}};
+    add(b, "POINT_IN_TIME", "tracked_stats", stats, __LINE__, {{"step", step}, {"epoch_num", number}});
+    add(b, "INTERVAL_END", "block_stop", nullptr, __LINE__, {{"first_epoch_num", number}});
+  }
+  add(end, "INTERVAL_END", "run_stop", nullptr, __LINE__,
       {{"status", r.value("partial", false) ? "aborted" : "success"}});
   append_to_file(path, text);
 }
