@@ -9,6 +9,7 @@
 #include "tbd/core/error.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/device.h"
+#include "tbd/measure/ceilings.h"
 #include "tbd/measure/peak.h"
 #include <ATen/Parallel.h>
 
@@ -29,6 +30,9 @@ int run_peak(const std::string& device_text, int threads, bool json) {
     entry[dtype] = measure_gemm_peak(device, dtype);
     entry[dtype]["datasheet"] = datasheet_peak(device, dtype, threads);
   }
+  if (!json) std::cerr << "measuring memory bandwidth and dispatch overhead on " << device.str() << " ...\n";
+  entry["memory_bandwidth"] = measure_memory_bandwidth(device);
+  entry["dispatch_overhead"] = measure_dispatch_overhead(device);
   store_cached_peak(key, entry);
   if (json) {
     std::cout << nlohmann::json{{"machine", key}, {"cache_file", peak_cache_path()}, {"peak", entry}}.dump(2)
@@ -51,6 +55,13 @@ int run_peak(const std::string& device_text, int threads, bool json) {
             : "n/a (" + d["not_available"].get<std::string>() + ")";
     std::cout << fmt::format("{:<13}{}\n{:<13}{}\n", std::string("peak ") + dtype, measured, "", sheet);
   }
+  const auto& bw = entry["memory_bandwidth"];
+  std::cout << fmt::format("bandwidth    {:.4g} GB/s measured (copy {:.4g}, triad {:.4g} GB/s; {})\n",
+                           bw["bytes_per_s"].get<double>() / 1e9, bw["copy_bytes_per_s"].get<double>() / 1e9,
+                           bw["triad_bytes_per_s"].get<double>() / 1e9, bw["provenance"].get<std::string>());
+  const auto& d = entry["dispatch_overhead"];
+  std::cout << fmt::format("dispatch     {:.3g} us per operator ({})\n", d["seconds_per_op"].get<double>() * 1e6,
+                           d["provenance"].get<std::string>());
   std::cout << fmt::format("cached in    {}\n", peak_cache_path());
   return 0;
 }
@@ -65,8 +76,8 @@ Command add_env_command(CLI::App& app) {
   auto threads = std::make_shared<int>(0);
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->add_flag("--peak", *peak,
-                "Measure achievable GEMM FLOP/s (CPU: fp32, bf16 where supported; CUDA: fp32, tf32, bf16, fp16) "
-                "and cache it in " +
+                "Measure achievable GEMM FLOP/s (CPU: fp32, bf16 where supported; CUDA: fp32, tf32, bf16, fp16), "
+                "memory bandwidth (STREAM copy and triad) and per-operator dispatch overhead, and cache them in " +
                     peak_cache_path() + " (delete the file to forget it; TBD_CACHE_DIR moves it)");
   cmd->add_option("--device", *device, "With --peak: cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", *threads, "With --peak: intra-op threads (default: LibTorch's choice)");

@@ -10,12 +10,13 @@
 #include "tbd/measure/gpu_probe.h"
 #include "tbd/measure/energy_probe.h"
 #include "tbd/measure/probe.h"
+#include "tbd/measure/roofline_probe.h"
 #include "tbd/measure/time_probe.h"
 
 namespace tbd {
 
 std::vector<std::string> probe_names() {
-  return {"time", "data", "cpu", "flops", "memory", "ops", "gpu", "energy", "comm"};
+  return {"time", "data", "cpu", "flops", "memory", "ops", "roofline", "gpu", "energy", "comm"};
 }
 
 std::vector<std::string> default_probes() { return {"time", "data", "cpu", "flops", "memory"}; }
@@ -27,6 +28,7 @@ std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "flops") return std::make_unique<FlopsProbe>();
   if (name == "memory") return std::make_unique<MemoryProbe>();
   if (name == "ops") return std::make_unique<OpsProbe>();
+  if (name == "roofline") return std::make_unique<RooflineProbe>();
   if (name == "gpu") return std::make_unique<GpuProbe>();
   if (name == "energy") return std::make_unique<EnergyProbe>();
   if (name == "comm") return std::make_unique<CommProbe>();
