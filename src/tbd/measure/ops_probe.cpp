@@ -13,20 +13,9 @@
 
 namespace tbd {
 
-struct OpTimes {
-  std::atomic<bool> counting{false};
-  std::atomic<bool> optimizer_phase{false};
-  std::mutex mutex;
-  std::map<std::string, OpStats> by_op;  // "op|class"
-};
-
 namespace {
 
 std::atomic<OpTimes*> g_times{nullptr};
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // One open op on this thread.
 struct Frame : at::ObserverContext {
@@ -40,17 +29,15 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction&) {
   OpTimes* times = g_times.load(std::memory_order_acquire);
   f->optimizer = times && times->optimizer_phase.load(std::memory_order_relaxed);
   t_stack.push_back(f.get());
-  f->start = now_s();
+  f->start = steady_seconds();
   return f;
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
-  const double end = now_s();
+  const double end = steady_seconds();
   auto* f = static_cast<Frame*>(ctx);
   if (!f) return;
-  // Ops end in the reverse order they started on a thread; be tolerant anyway.
-  auto it = std::find(t_stack.rbegin(), t_stack.rend(), f);
-  if (it != t_stack.rend()) t_stack.erase(std::next(it).base(), t_stack.end());
+  pop_frame(t_stack, f);
   const double total = end - f->start;
   if (!t_stack.empty()) t_stack.back()->children += total;
   OpTimes* times = g_times.load(std::memory_order_acquire);
@@ -62,11 +49,6 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   ++s.calls;
   s.total_s += total;
   s.self_s += std::max(0.0, total - f->children);
-}
-
-std::pair<std::string, std::string> split_key(const std::string& key) {
-  const auto bar = key.rfind('|');
-  return {key.substr(0, bar), key.substr(bar + 1)};
 }
 
 }  // namespace
@@ -128,7 +110,7 @@ void OpsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json ops = nlohmann::json::array();
   std::map<std::string, OpStats> classes;
   for (const auto& [key, s] : rows) {
-    auto [op, cls] = split_key(key);
+    auto [op, cls] = split_op_key(key);
     ops.push_back({{"op", op}, {"class", cls}, {"calls", s.calls}, {"self_s", s.self_s},
                    {"total_s", s.total_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0},
                    {"calls_per_iteration", static_cast<double>(s.calls) / static_cast<double>(iterations_)}});
@@ -152,7 +134,7 @@ std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
   double total = 0;
   std::map<std::string, double> classes;
-  for (const auto& [k, s] : rows) total += s.self_s, classes[split_key(k).second] += s.self_s;
+  for (const auto& [k, s] : rows) total += s.self_s, classes[split_op_key(k).second] += s.self_s;
   std::vector<std::pair<std::string, std::string>> lines;
   std::vector<std::pair<double, std::string>> by_class;
   for (const auto& [c, t] : classes) by_class.push_back({t, c});
@@ -165,7 +147,7 @@ std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const
   lines.push_back({"top ops", fmt::format("{:<40} {:>13} {:>10} {:>7}  {}", "op", "self ms/iter", "calls/iter",
                                           "share", "class")});
   for (size_t i = 0; i < rows.size() && static_cast<int>(i) < top_n_; ++i) {
-    auto [op, c] = split_key(rows[i].first);
+    auto [op, c] = split_op_key(rows[i].first);
     if (op.size() > 40) op = op.substr(0, 37) + "...";
     lines.push_back({"", fmt::format("{:<40} {:>13.3f} {:>10.1f} {:>6.1f}%  {}", op, 1e3 * rows[i].second.self_s / n,
                                      static_cast<double>(rows[i].second.calls) / n,

@@ -13,6 +13,7 @@
 
 #include <ATen/record_function.h>
 
+#include "tbd/measure/op_observer.h"
 #include "tbd/measure/probe.h"
 
 namespace tbd {
@@ -23,7 +24,7 @@ struct OpStats {
   double total_s = 0;  // including the ops it called
 };
 
-struct OpTimes;  // shared with the callbacks
+using OpTimes = OpTally<OpStats>;  // shared with the callbacks
 
 class OpsProbe : public Probe {
  public:

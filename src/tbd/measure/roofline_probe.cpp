@@ -16,20 +16,9 @@
 
 namespace tbd {
 
-struct RooflineTally {
-  std::atomic<bool> counting{false};
-  std::atomic<bool> optimizer_phase{false};
-  std::mutex mutex;
-  std::map<std::string, RooflineStats> units;  // "op|class"
-};
-
 namespace {
 
 std::atomic<RooflineTally*> g_tally{nullptr};
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Bytes of a tensor's elements (a sparse tensor: its values and indices).
 double tensor_bytes(const at::Tensor& t) {
@@ -97,16 +86,15 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     });
   }
   t_stack.push_back(f.get());
-  f->start = now_s();
+  f->start = steady_seconds();
   return f;
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
-  const double end = now_s();
+  const double end = steady_seconds();
   auto* f = static_cast<Frame*>(ctx);
   if (!f) return;
-  auto it = std::find(t_stack.rbegin(), t_stack.rend(), f);
-  if (it != t_stack.rend()) t_stack.erase(std::next(it).base(), t_stack.end());
+  pop_frame(t_stack, f);
   RooflineTally* tally = g_tally.load(std::memory_order_acquire);
   if (!tally || !tally->counting.load(std::memory_order_relaxed) || f->inside_unit) return;
   if (!f->unit && f->has_children) return;  // a composite: its operators count on their own
@@ -122,16 +110,11 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   });
   const std::string key = name + "|" + op_class(name, f->optimizer);
   std::lock_guard<std::mutex> lock(tally->mutex);
-  RooflineStats& s = tally->units[key];
+  RooflineStats& s = tally->by_op[key];
   ++s.calls;
   s.seconds += end - f->start;
   s.flops += f->flops;
   if (!view || f->unit) s.bytes += f->bytes_in + bytes_out;
-}
-
-std::pair<std::string, std::string> split_key(const std::string& key) {
-  const auto bar = key.rfind('|');
-  return {key.substr(0, bar), key.substr(bar + 1)};
 }
 
 double number_or(const nlohmann::json& j, const char* key, double fallback) {
@@ -200,7 +183,7 @@ void RooflineProbe::set_counting(bool on) { tally_->counting = on; }
 
 std::map<std::string, RooflineStats> RooflineProbe::stats() const {
   std::lock_guard<std::mutex> lock(tally_->mutex);
-  return tally_->units;
+  return tally_->by_op;
 }
 
 void RooflineProbe::on_run_start(const RunContext& ctx) {
@@ -225,7 +208,7 @@ nlohmann::json RooflineProbe::judged() const {
   nlohmann::json ops = nlohmann::json::array();
   std::map<std::string, RooflineStats> classes;
   for (const auto& [key, s] : units) {
-    auto [op, cls] = split_key(key);
+    auto [op, cls] = split_op_key(key);
     ops.push_back(judge_roofline_unit(op, cls, s, n, ceilings_));
     RooflineStats& c = classes[cls];
     c.calls += s.calls, c.seconds += s.seconds, c.flops += s.flops, c.bytes += s.bytes;

@@ -17,6 +17,7 @@
 
 #include <ATen/record_function.h>
 
+#include "tbd/measure/op_observer.h"
 #include "tbd/measure/probe.h"
 
 namespace tbd {
@@ -28,7 +29,7 @@ struct RooflineStats {
   double bytes = 0;  // inputs read plus outputs written
 };
 
-struct RooflineTally;  // shared with the callbacks
+using RooflineTally = OpTally<RooflineStats>;  // shared with the callbacks
 
 // The judgement of one unit against the ceilings: {op, class, calls,
 // seconds, flops, bytes, intensity, achieved_flops_per_s,
