@@ -6,6 +6,7 @@
 
 #include "tbd/core/grad_scaler.h"
 
+#include <chrono>
 #include <exception>
 #include <utility>
 
@@ -51,6 +52,10 @@ PhaseScope::PhaseScope(PhaseScope&& other) noexcept
 }
 
 namespace {
+double steady_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // A gradient synchronisation that fails while a scope is destroyed cannot
 // throw from the destructor; it is rethrown when this thread next opens a phase.
 thread_local std::exception_ptr g_deferred_error;
@@ -80,7 +85,9 @@ void PhaseScope::end() {
   std::exception_ptr error;
   if (phase_ == Phase::backward && owner->sync_) {
     try {
+      const double t0 = steady_seconds_now();
       owner->sync_->synchronize();
+      owner->clock_.sync_s += steady_seconds_now() - t0;
     } catch (...) {
       error = std::current_exception();
     }
@@ -104,9 +111,11 @@ Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
 void Phases::begin(Phase p) {
   if (g_deferred_error) std::rethrow_exception(std::exchange(g_deferred_error, nullptr));
   for (auto* l : listeners_) l->on_phase_begin(p);
+  opened_at_[static_cast<int>(p)] = steady_seconds_now();
 }
 
 void Phases::end(Phase p) {
+  clock_.seconds[static_cast<int>(p)] += steady_seconds_now() - opened_at_[static_cast<int>(p)];
   for (auto* l : listeners_) l->on_phase_end(p);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -36,6 +37,15 @@ class GradientSync {
  public:
   virtual ~GradientSync() = default;
   virtual void synchronize() = 0;
+};
+
+// Host time spent in each phase since the last reset: steady-clock reads at
+// the phases' boundaries, nothing else (cheap enough for the timed windows).
+// The data-parallel gradient synchronisation at the end of backward is
+// counted in `sync_s` and also inside backward's time.
+struct PhaseClock {
+  double seconds[3] = {0, 0, 0};  // by Phase: forward, backward, optimizer
+  double sync_s = 0;
 };
 
 class Phases;
@@ -81,6 +91,8 @@ class Phases {
   void set_grad_scaler(GradScaler* scaler) { scaler_ = scaler; }
 
   c10::Device device() const { return device_; }
+  // The phases' host time since the last take_clock(); resets it.
+  PhaseClock take_clock() { return std::exchange(clock_, PhaseClock{}); }
   bool autocast() const { return autocast_dtype_ != c10::ScalarType::Float; }
 
  private:
@@ -93,6 +105,8 @@ class Phases {
   std::vector<PhaseListener*> listeners_;
   GradientSync* sync_ = nullptr;
   GradScaler* scaler_ = nullptr;  // fp16 runs only
+  PhaseClock clock_;
+  double opened_at_[3] = {0, 0, 0};
 };
 
 }  // namespace tbd

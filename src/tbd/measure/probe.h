@@ -37,6 +37,7 @@ struct IterationRecord {
   std::optional<double> device_seconds;  // CUDA-event time of the same span (CUDA runs only)
   double data_wait_s = 0;   // part of it spent blocked in next_batch()
   int64_t samples = 0;      // in the workload's sample unit
+  PhaseClock phases;        // host time in forward, backward, optimizer and the gradient sync
   double loss = 0;
 };
 

@@ -18,6 +18,9 @@ void TimeProbe::on_iteration_end(const IterationRecord& r) {
   samples_.push_back(static_cast<double>(r.samples));
   repetition_.push_back(r.repetition);
   if (r.device_seconds) device_seconds_.push_back(*r.device_seconds);
+  phase_totals_.data_s += r.data_wait_s;
+  for (int p = 0; p < 3; ++p) phase_totals_.phases.seconds[p] += r.phases.seconds[p];
+  phase_totals_.phases.sync_s += r.phases.sync_s;
 }
 
 namespace {
@@ -65,6 +68,35 @@ TimeProbe::Rate TimeProbe::rate() const {
   return rate_of(per_repetition(samples_, seconds_, repetition_), samples_, seconds_);
 }
 
+// Where a timed iteration's time went, in ms per iteration (means, so the
+// parts add up to the mean iteration time; docs/metrics.md#phases).
+nlohmann::json TimeProbe::phase_section() const {
+  if (device_ != "cpu")
+    return {{"not_available", "on " + device_ + " the phases run asynchronously: the host's time in a phase is the "
+                              "time to queue its kernels, not theirs (see device_time and the gpu probe's kernel "
+                              "view)"}};
+  if (seconds_.empty()) return {{"not_available", "no timed iteration completed"}};
+  const double n = static_cast<double>(seconds_.size());
+  double total = 0;
+  for (double s : seconds_) total += s;
+  const PhaseClock& p = phase_totals_.phases;
+  const double ms = 1e3 / n;
+  const double forward = p.seconds[0], backward = p.seconds[1] - p.sync_s, optimizer = p.seconds[2];
+  const double accounted = phase_totals_.data_s + forward + p.seconds[1] + optimizer;
+  return {{"unit", "ms per timed iteration (mean)"},
+          {"iteration_ms", total * ms},
+          {"data_ms", phase_totals_.data_s * ms},
+          {"forward_ms", forward * ms},
+          {"backward_ms", backward * ms},
+          {"communication_ms", p.sync_s * ms},
+          {"optimizer_ms", optimizer * ms},
+          {"other_ms", std::max(0.0, total - accounted) * ms},
+          {"definition", "host steady-clock time: data = waiting for next_batch(); forward, backward, optimizer = "
+                         "the workload's phase ranges; communication = the data-parallel gradient synchronisation "
+                         "that ends backward (not part of backward_ms); other = the rest of the iteration (loss "
+                         "computed outside a phase, the final synchronisation, harness)"}};
+}
+
 void TimeProbe::contribute(nlohmann::json& result) const {
   result["iterations"] = seconds_;
   result["iteration_samples"] = samples_;
@@ -97,6 +129,8 @@ void TimeProbe::contribute(nlohmann::json& result) const {
     result["device_time"] = {{"mean_s", nullptr},
                              {"not_available", "device events exist only on CUDA; this run used " + device_}};
   }
+
+  result["phases"] = phase_section();
 
   const RepetitionTotals totals = per_repetition(samples_, seconds_, repetition_);
   const Rate rate = rate_of(totals, samples_, seconds_);

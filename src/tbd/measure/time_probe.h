@@ -30,7 +30,12 @@ class TimeProbe : public Probe {
   std::vector<double> seconds_, samples_;
   std::vector<double> device_seconds_;  // CUDA-event times, CUDA runs only
   std::string device_;
+  nlohmann::json phase_section() const;
   std::vector<int> repetition_;
+  struct PhaseTotals {
+    double data_s = 0;
+    PhaseClock phases;
+  } phase_totals_;  // summed over the timed iterations
 };
 
 }  // namespace tbd
