@@ -36,7 +36,10 @@ def result(name, batch, unit, base_time, world=1):
             "cpu": {"utilisation": 0.5 + 0.1 * batch / 4},
             "flops": {"utilization": {"measured": 0.1 * batch / 4}},
             "memory": {"peak_bytes": sum(breakdown.values()), "breakdown": breakdown},
-            "ops": {"by_class": by_class}, "partial": False}
+            "ops": {"by_class": by_class}, "partial": False,
+            # ms per iteration: data 1, forward 2, backward 3, communication 0, optimizer 4, other 0.5
+            "phases": {"iteration_ms": 10.5, "data_ms": 1.0, "forward_ms": 2.0, "backward_ms": 3.0,
+                       "communication_ms": 0.0, "optimizer_ms": 4.0, "other_ms": 0.5}}
 for b in (1, 2, 4):
     json.dump(result("resnet50", b, "images/s", 0.01), open(f"{root}/sweep/bs-{b}.json", "w"))
 json.dump({"schema": "tbd.sweep/1", "workload": "resnet50", "points": [
@@ -71,7 +74,7 @@ expect_exit 0 "wrote .*report.md \(5 runs\)" -- report "$fixture" --format md --
 md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
-               "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels"; do
+               "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels" "## Where an iteration's time goes"; do
   grep -q "^$section" "$md" || fail "report.md lacks '$section'"
 done
 grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
@@ -82,6 +85,9 @@ grep -q "trace.json" "$md" || fail "report.md does not list the skipped trace.js
 grep -qE '^\| gpt tiny b8 bf16 cuda:0 [^|]*\| 123.4 T \| 45.0% \| 80.0% \| 90.0% \| 7.5' "$md" \
   || fail "report.md lacks the GPU row (FLOP/s, % of peak, NVML, kernel busy, device time): $(grep cuda "$md")"
 grep -qE '3.00 GiB \| 12.5% \|$' "$md" || fail "report.md lacks the allocator's reserved peak and fragmentation"
+# The phases row: each phase in ms, and their sum.
+grep -qE '^\| resnet50 tiny b1 fp32 \| 1 ms \| 2 ms \| 3 ms \| 0 ms \| 4 ms \| 0.5 ms \| 10.5 ms \|$' "$md" \
+  || fail "report.md lacks the phase times row: $(grep -A3 "Where an iteration" "$md")"
 # Throughput rows of the sweep: batch 1, 2 and 4.
 [ "$(grep -cE '^\| (1|2|4) \| [0-9.]+ \|' "$md")" -ge 3 ] || fail "report.md lacks the sweep table rows"
 
@@ -108,7 +114,7 @@ expect_exit 0 "wrote" -- report "$fixture" --format html --out "$html"
 grep -Eq '<(script|link|img)[^>]+(src|href)="' "$html" && fail "report.html loads something from elsewhere"
 grep -q "Chart.js v4" "$html" || fail "report.html does not inline Chart.js"
 charts=$(grep -o '<canvas id="chart-' "$html" | wc -l)
-[ "$charts" -ge 7 ] || fail "report.html has $charts charts, expected at least 7"
+[ "$charts" -ge 8 ] || fail "report.html has $charts charts, expected at least 8"
 
 # Hostile text in result files: a workload name that closes the chart data's
 # script element and opens an HTML comment, Markdown that would start a

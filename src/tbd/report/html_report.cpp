@@ -228,6 +228,30 @@ void memory_section(Page& page, const ReportModel& m) {
   page.chart("Memory breakdown at the peak (categories sum to the peak)", config, 120 + 36 * static_cast<int>(runs.size()));
 }
 
+void phases_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Where an iteration's time goes");
+  std::vector<std::string> labels;
+  std::vector<const ReportRun*> runs;
+  for (const auto& r : m.runs)
+    if (!r.phases_ms.empty()) labels.push_back(r.label), runs.push_back(&r);
+  if (runs.empty()) return page.not_available(kNoPhasesReason);
+  nlohmann::json datasets = nlohmann::json::array();
+  const auto& phases = report_phases();
+  for (size_t p = 0; p < phases.size(); ++p) {
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto* r : runs) data.push_back(value(r->phases_ms[p].second));
+    datasets.push_back({{"label", phases[p]}, {"data", data}, {"backgroundColor", color(p)}});
+  }
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data", {{"labels", labels}, {"datasets", datasets}}},
+      {"options", {{"indexAxis", "y"},
+                   {"scales", {{"x", {{"stacked", true}, {"title", axis_title("ms per timed iteration (mean)")}}},
+                               {"y", {{"stacked", true}}}}}}}};
+  page.chart("Phase times: data, forward, backward, communication, optimizer, other (sum: the mean iteration)",
+             config, 120 + 36 * static_cast<int>(runs.size()));
+}
+
 void ops_section(Page& page, const ReportModel& m) {
   page.heading(2, "Time by operator class");
   std::vector<std::string> labels;
@@ -358,6 +382,7 @@ std::string render_html(const ReportModel& m) {
   else
     page.table(gpu_table_header(), rows);
   memory_section(page, m);
+  phases_section(page, m);
   ops_section(page, m);
   scaling_section(page, m);
   dispersion_section(page, m);

@@ -109,6 +109,26 @@ std::string render_markdown(const ReportModel& m) {
     }
   }
 
+  out << "\n## Where an iteration's time goes (ms per timed iteration)\n\n";
+  bool any_phases = false;
+  for (const auto& r : m.runs) any_phases |= !r.phases_ms.empty();
+  if (!any_phases) {
+    out << "Not available: " << kNoPhasesReason << ".\n";
+  } else {
+    out << "| configuration |";
+    for (const auto& p : report_phases()) out << " " << p << " |";
+    out << " iteration |\n|---|";
+    for (size_t i = 0; i <= report_phases().size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& r : m.runs) {
+      if (r.phases_ms.empty()) continue;
+      out << "| " << cell(r.label) << " |";
+      double total = 0;
+      for (const auto& [p, ms] : r.phases_ms) out << " " << format_ms(ms / 1e3) << " |", total += ms;
+      out << " " << format_ms(total / 1e3) << " |\n";
+    }
+  }
+
   out << "\n## Time by operator class (share of operator self time)\n\n";
   bool any_ops = false;
   for (const auto& r : m.runs) any_ops |= !r.op_classes.empty();

@@ -50,6 +50,11 @@ const std::vector<std::string>& memory_categories() {
   return c;
 }
 
+const std::vector<std::string>& report_phases() {
+  static const std::vector<std::string> p = {"data", "forward", "backward", "communication", "optimizer", "other"};
+  return p;
+}
+
 ReportModel build_report_model(const ResultSet& set, const std::string& source) {
   ReportModel m;
   m.source = source;
@@ -96,6 +101,8 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     if (r.contains("ops") && r["ops"].contains("by_class") && r["ops"]["by_class"].is_object())
       for (const auto& [cls, v] : r["ops"]["by_class"].items())
         row.op_classes.push_back({cls, number_or_nan(v, "share_of_self")});
+    if (r.contains("phases") && r["phases"].is_object() && r["phases"].contains("iteration_ms"))
+      for (const auto& p : report_phases()) row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
     m.runs.push_back(row);
     by_series[configuration_key_without_batch(r)].push_back(&r);
   }

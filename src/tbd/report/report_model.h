@@ -19,6 +19,7 @@ struct ReportRun {
   std::vector<double> times;
   std::vector<std::pair<std::string, long long>> memory;   // category, bytes at the peak (empty: no memory probe)
   std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
+  std::vector<std::pair<std::string, double>> phases_ms;   // phase, ms per iteration (empty: not recorded)
   // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
   // utilisation, Kineto kernel-busy share, CUDA-event iteration time, the
   // caching allocator's reserved peak and fragmentation.
@@ -26,6 +27,9 @@ struct ReportRun {
   double achieved_flops = 0, gpu_util = 0, kernel_busy = 0, device_median_s = 0, fragmentation = 0;
   long long reserved_bytes = -1;
 };
+
+// The phases of a result's `phases` section, in the order an iteration runs them.
+const std::vector<std::string>& report_phases();  // data, forward, backward, communication, optimizer, other
 
 struct SweepPoint {
   long long batch = 0;
