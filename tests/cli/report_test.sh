@@ -39,7 +39,14 @@ def result(name, batch, unit, base_time, world=1):
             "ops": {"by_class": by_class}, "partial": False,
             # ms per iteration: data 1, forward 2, backward 3, communication 0, optimizer 4, other 0.5
             "phases": {"iteration_ms": 10.5, "data_ms": 1.0, "forward_ms": 2.0, "backward_ms": 3.0,
-                       "communication_ms": 0.0, "optimizer_ms": 4.0, "other_ms": 0.5}}
+                       "communication_ms": 0.0, "optimizer_ms": 4.0, "other_ms": 0.5},
+            # a GEMM 6 ms compute-bound (4 ms above its ceiling), an add 2 ms memory-bound
+            "roofline": {"ceilings": {"compute": {"flops_per_s": 1e11}, "memory_bandwidth": {"bytes_per_s": 1e10},
+                                      "dispatch_overhead": {"seconds_per_op": 1e-6}},
+                         "by_op": [{"op": "aten::mm", "bound": "compute", "seconds": 0.006, "headroom_s": 0.004,
+                                    "intensity": 50.0, "achieved_flops_per_s": 3.3e10},
+                                   {"op": "aten::add", "bound": "memory", "seconds": 0.002, "headroom_s": 0.001,
+                                    "intensity": 0.0, "achieved_flops_per_s": 0.0}]}}
 for b in (1, 2, 4):
     json.dump(result("resnet50", b, "images/s", 0.01), open(f"{root}/sweep/bs-{b}.json", "w"))
 json.dump({"schema": "tbd.sweep/1", "workload": "resnet50", "points": [
@@ -74,7 +81,8 @@ expect_exit 0 "wrote .*report.md \(5 runs\)" -- report "$fixture" --format md --
 md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
-               "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels" "## Where an iteration's time goes"; do
+               "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels" "## Where an iteration's time goes" \
+               "## Roofline"; do
   grep -q "^$section" "$md" || fail "report.md lacks '$section'"
 done
 grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
@@ -88,6 +96,8 @@ grep -qE '3.00 GiB \| 12.5% \|$' "$md" || fail "report.md lacks the allocator's 
 # The phases row: each phase in ms, and their sum.
 grep -qE '^\| resnet50 tiny b1 fp32 \| 1 ms \| 2 ms \| 3 ms \| 0 ms \| 4 ms \| 0.5 ms \| 10.5 ms \|$' "$md" \
   || fail "report.md lacks the phase times row: $(grep -A3 "Where an iteration" "$md")"
+grep -qE '^\| resnet50 tiny b1 fp32 \| 75.0% \| 25.0% \| 0.0% \| aten::mm \(compute-bound\): 4 ms per iteration \|$' "$md" \
+  || fail "report.md lacks the roofline row: $(grep -A6 "## Roofline" "$md")"
 # Throughput rows of the sweep: batch 1, 2 and 4.
 [ "$(grep -cE '^\| (1|2|4) \| [0-9.]+ \|' "$md")" -ge 3 ] || fail "report.md lacks the sweep table rows"
 

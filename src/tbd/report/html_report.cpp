@@ -252,6 +252,51 @@ void phases_section(Page& page, const ReportModel& m) {
              config, 120 + 36 * static_cast<int>(runs.size()));
 }
 
+// One chart per judged run: its FLOP units at (intensity, achieved FLOP/s)
+// under the roofline min(peak, bandwidth x intensity), both axes logarithmic.
+void roofline_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Roofline");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : m.runs) {
+    const auto& v = r.roofline;
+    if (!v.judged) continue;
+    const double total = v.compute_s + v.memory_s + v.overhead_s;
+    const auto share = [&](double s) { return format_percent(total > 0 ? s / total : NAN); };
+    rows.push_back({r.label, share(v.compute_s), share(v.memory_s), share(v.overhead_s),
+                    v.top_op.empty() ? "-" : v.top_op + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s)});
+    if (v.points.empty()) continue;
+    double lo = v.points.front().intensity, hi = lo;
+    for (const auto& p : v.points) lo = std::min(lo, p.intensity), hi = std::max(hi, p.intensity);
+    lo /= 4, hi *= 4;
+    const double ridge = v.peak_flops_per_s / v.bandwidth_bytes_per_s;
+    nlohmann::json roof = nlohmann::json::array();
+    for (double x : {lo, std::clamp(ridge, lo, hi), hi})
+      roof.push_back({{"x", x}, {"y", std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * x)}});
+    nlohmann::json points = nlohmann::json::array();
+    // The y axis from below the slowest point to above the peak: a decade or more, as rooflines are drawn.
+    double y_lo = std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * lo);
+    for (const auto& p : v.points) {
+      points.push_back({{"x", p.intensity}, {"y", p.flops_per_s}, {"op", p.op}});
+      y_lo = std::min(y_lo, p.flops_per_s);
+    }
+    y_lo = std::min(y_lo / 3, v.peak_flops_per_s / 10);
+    nlohmann::json datasets = nlohmann::json::array(
+        {{{"type", "line"}, {"label", "roofline: min(peak, bandwidth x intensity)"}, {"data", roof},
+          {"borderColor", color(3)}, {"backgroundColor", color(3)}, {"pointRadius", 0}},
+         {{"type", "scatter"}, {"label", "operators with FLOPs (achieved)"}, {"data", points},
+          {"borderColor", color(0)}, {"backgroundColor", color(0)}, {"pointRadius", 5}}});
+    nlohmann::json config = {
+        {"type", "scatter"},
+        {"data", {{"datasets", datasets}}},
+        {"options", {{"scales", {{"x", {{"type", "logarithmic"}, {"title", axis_title("arithmetic intensity (FLOP/byte)")}}},
+                                 {"y", {{"type", "logarithmic"}, {"min", y_lo}, {"max", 2 * v.peak_flops_per_s},
+                                        {"title", axis_title("FLOP/s")}}}}}}}};
+    page.chart("Roofline of " + r.label, config);
+  }
+  if (rows.empty()) return page.not_available(kNoRooflineReason);
+  page.table({"configuration", "compute-bound", "memory-bound", "overhead-bound", "most headroom"}, rows);
+}
+
 void ops_section(Page& page, const ReportModel& m) {
   page.heading(2, "Time by operator class");
   std::vector<std::string> labels;
@@ -383,6 +428,7 @@ std::string render_html(const ReportModel& m) {
     page.table(gpu_table_header(), rows);
   memory_section(page, m);
   phases_section(page, m);
+  roofline_section(page, m);
   ops_section(page, m);
   scaling_section(page, m);
   dispersion_section(page, m);

@@ -129,6 +129,29 @@ std::string render_markdown(const ReportModel& m) {
     }
   }
 
+  out << "\n## Roofline: what bounds each operator\n\n";
+  bool any_roofline = false;
+  for (const auto& r : m.runs) any_roofline |= r.roofline.judged;
+  if (!any_roofline) {
+    out << "Not available: " << kNoRooflineReason << ".\n";
+  } else {
+    out << "Operator time by the ceiling that bounds it (docs/metrics.md#roofline), and the operator with the most "
+           "time above its ceiling.\n\n| configuration | compute-bound | memory-bound | overhead-bound | most headroom |\n"
+           "|---|---:|---:|---:|---|\n";
+    for (const auto& r : m.runs) {
+      if (!r.roofline.judged) continue;
+      const auto& v = r.roofline;
+      const double total = v.compute_s + v.memory_s + v.overhead_s;
+      const auto share = [&](double s) { return format_percent(total > 0 ? s / total : NAN); };
+      out << "| " << cell(r.label) << " | " << share(v.compute_s) << " | " << share(v.memory_s) << " | "
+          << share(v.overhead_s) << " | "
+          << (v.top_op.empty() ? std::string("-")
+                               : cell(v.top_op) + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s) +
+                                     " per iteration")
+          << " |\n";
+    }
+  }
+
   out << "\n## Time by operator class (share of operator self time)\n\n";
   bool any_ops = false;
   for (const auto& r : m.runs) any_ops |= !r.op_classes.empty();

@@ -42,6 +42,33 @@ std::string environment_line(const nlohmann::json& r) {
   return line;
 }
 
+// The roofline section of a result, when its operators were judged.
+RooflineView roofline_view(const nlohmann::json& r) {
+  RooflineView v;
+  if (!r.contains("roofline") || !r["roofline"].is_object() || !r["roofline"].contains("by_op") ||
+      r["roofline"].contains("verdicts_not_available"))
+    return v;
+  const auto& rf = r["roofline"];
+  const auto& c = rf.value("ceilings", nlohmann::json::object());
+  v.peak_flops_per_s = c.contains("compute") ? number_or_nan(c["compute"], "flops_per_s") : NAN;
+  v.bandwidth_bytes_per_s = c.contains("memory_bandwidth") ? number_or_nan(c["memory_bandwidth"], "bytes_per_s") : NAN;
+  if (!std::isfinite(v.peak_flops_per_s) || !std::isfinite(v.bandwidth_bytes_per_s)) return v;
+  for (const auto& u : rf["by_op"]) {
+    if (!u.contains("bound") || !u["bound"].is_string()) continue;
+    const double seconds = number_or_nan(u, "seconds");
+    const std::string bound = u["bound"].get<std::string>();
+    (bound == "compute" ? v.compute_s : bound == "memory" ? v.memory_s : v.overhead_s) += seconds;
+    const double headroom = number_or_nan(u, "headroom_s");
+    if (std::isfinite(headroom) && headroom > v.top_headroom_s)
+      v.top_headroom_s = headroom, v.top_op = u.value("op", std::string()), v.top_bound = bound;
+    const double intensity = u.contains("intensity") && u["intensity"].is_number() ? u["intensity"].get<double>() : 0;
+    const double rate = number_or_nan(u, "achieved_flops_per_s");
+    if (intensity > 0 && rate > 0) v.points.push_back({u.value("op", std::string()), intensity, rate, seconds});
+  }
+  v.judged = true;
+  return v;
+}
+
 }  // namespace
 
 const std::vector<std::string>& memory_categories() {
@@ -103,6 +130,7 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
         row.op_classes.push_back({cls, number_or_nan(v, "share_of_self")});
     if (r.contains("phases") && r["phases"].is_object() && r["phases"].contains("iteration_ms"))
       for (const auto& p : report_phases()) row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
+    row.roofline = roofline_view(r);
     m.runs.push_back(row);
     by_series[configuration_key_without_batch(r)].push_back(&r);
   }

@@ -10,6 +10,22 @@
 
 namespace tbd {
 
+// A run's roofline (roofline probe with measured ceilings): the units with
+// FLOPs as points, the ceilings, the operator time by bound and where the
+// most time lies above a ceiling.
+struct RooflinePoint {
+  std::string op;
+  double intensity = 0, flops_per_s = 0, seconds = 0;
+};
+struct RooflineView {
+  bool judged = false;
+  double peak_flops_per_s = 0, bandwidth_bytes_per_s = 0;
+  std::vector<RooflinePoint> points;
+  double compute_s = 0, memory_s = 0, overhead_s = 0;  // operator time per iteration by bound
+  std::string top_op, top_bound;                       // the unit with the most headroom
+  double top_headroom_s = 0;
+};
+
 struct ReportRun {
   std::string label, file, workload, unit;
   long long batch = 0;
@@ -20,6 +36,7 @@ struct ReportRun {
   std::vector<std::pair<std::string, long long>> memory;   // category, bytes at the peak (empty: no memory probe)
   std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
   std::vector<std::pair<std::string, double>> phases_ms;   // phase, ms per iteration (empty: not recorded)
+  RooflineView roofline;                                   // judged: false without the probe or its ceilings
   // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
   // utilisation, Kineto kernel-busy share, CUDA-event iteration time, the
   // caching allocator's reserved peak and fragmentation.

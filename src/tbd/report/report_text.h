@@ -13,6 +13,8 @@ inline constexpr const char* kNoMemoryReason = "no run used the memory probe (--
 inline constexpr const char* kNoOpsReason = "no run used the ops probe (--probes ...,ops)";
 inline constexpr const char* kNoPhasesReason =
     "no result records phase times (CPU runs of this tbd record them; CUDA runs cannot: their phases are asynchronous)";
+inline constexpr const char* kNoRooflineReason =
+    "no run used the roofline probe with measured ceilings (tbd env --peak, then --probes ...,roofline)";
 inline constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
 
 std::string format_number(double v);          // 4 significant digits, "-" for NaN
