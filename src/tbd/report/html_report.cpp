@@ -160,6 +160,20 @@ nlohmann::json line_chart(const std::vector<std::string>& labels, const nlohmann
           {"options", {{"scales", {{"x", {{"title", axis_title(x)}}}, {"y", {{"title", axis_title(y)}, {"beginAtZero", true}}}}}}}};
 }
 
+// Horizontal bars, one per run, stacked from the datasets (memory
+// categories, phases, operator classes); `x_max` 0 leaves the axis free.
+nlohmann::json stacked_bars(const std::vector<std::string>& labels, const nlohmann::json& datasets,
+                            const std::string& x_title, double x_max = 0) {
+  nlohmann::json x = {{"stacked", true}, {"title", axis_title(x_title)}};
+  if (x_max > 0) x["max"] = x_max;
+  return {{"type", "bar"},
+          {"data", {{"labels", labels}, {"datasets", datasets}}},
+          {"options", {{"indexAxis", "y"}, {"scales", {{"x", x}, {"y", {{"stacked", true}}}}}}}};
+}
+
+// Room for one bar per run.
+int bars_height(size_t runs) { return 120 + 36 * static_cast<int>(runs); }
+
 nlohmann::json dataset(const std::string& label, const nlohmann::json& data, size_t color_index) {
   return {{"label", label}, {"data", data}, {"borderColor", color(color_index)},
           {"backgroundColor", color(color_index)}, {"spanGaps", true}};
@@ -219,13 +233,8 @@ void memory_section(Page& page, const ReportModel& m) {
     for (const auto* r : runs) data.push_back(static_cast<double>(r->memory[c].second) / 1048576);
     datasets.push_back({{"label", memory_categories()[c]}, {"data", data}, {"backgroundColor", color(c)}});
   }
-  nlohmann::json config = {
-      {"type", "bar"},
-      {"data", {{"labels", labels}, {"datasets", datasets}}},
-      {"options", {{"indexAxis", "y"},
-                   {"scales", {{"x", {{"stacked", true}, {"title", axis_title("MiB at the peak of live bytes")}}},
-                               {"y", {{"stacked", true}}}}}}}};
-  page.chart("Memory breakdown at the peak (categories sum to the peak)", config, 120 + 36 * static_cast<int>(runs.size()));
+  page.chart("Memory breakdown at the peak (categories sum to the peak)",
+             stacked_bars(labels, datasets, "MiB at the peak of live bytes"), bars_height(runs.size()));
 }
 
 void phases_section(Page& page, const ReportModel& m) {
@@ -242,14 +251,8 @@ void phases_section(Page& page, const ReportModel& m) {
     for (const auto* r : runs) data.push_back(value(r->phases_ms[p].second));
     datasets.push_back({{"label", phases[p]}, {"data", data}, {"backgroundColor", color(p)}});
   }
-  nlohmann::json config = {
-      {"type", "bar"},
-      {"data", {{"labels", labels}, {"datasets", datasets}}},
-      {"options", {{"indexAxis", "y"},
-                   {"scales", {{"x", {{"stacked", true}, {"title", axis_title("ms per timed iteration (mean)")}}},
-                               {"y", {{"stacked", true}}}}}}}};
   page.chart("Phase times: data, forward, backward, communication, optimizer, other (sum: the mean iteration)",
-             config, 120 + 36 * static_cast<int>(runs.size()));
+             stacked_bars(labels, datasets, "ms per timed iteration (mean)"), bars_height(runs.size()));
 }
 
 // One chart per judged run: its FLOP units at (intensity, achieved FLOP/s)
@@ -319,13 +322,8 @@ void ops_section(Page& page, const ReportModel& m) {
     }
     if (any) datasets.push_back({{"label", classes[c]}, {"data", data}, {"backgroundColor", color(c)}});
   }
-  nlohmann::json config = {
-      {"type", "bar"},
-      {"data", {{"labels", labels}, {"datasets", datasets}}},
-      {"options", {{"indexAxis", "y"},
-                   {"scales", {{"x", {{"stacked", true}, {"max", 100}, {"title", axis_title("% of operator self time")}}},
-                               {"y", {{"stacked", true}}}}}}}};
-  page.chart("Operator self time by class (ops probe)", config, 120 + 36 * static_cast<int>(runs.size()));
+  page.chart("Operator self time by class (ops probe)", stacked_bars(labels, datasets, "% of operator self time", 100),
+             bars_height(runs.size()));
 }
 
 void scaling_section(Page& page, const ReportModel& m) {
