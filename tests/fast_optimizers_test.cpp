@@ -63,49 +63,47 @@ double max_difference(const Make& make, OptimizerImpl impl, const c10::Device& d
   return worst;
 }
 
-// The device under test: the CPU, or the GPU in the Gpu.* tests below.
-c10::Device test_device = c10::kCPU;
-
-void expect_equivalent(const Make& make, const char* what) {
+// On `device`: the CPU, or the GPU in the Gpu.* test below.
+void expect_equivalent(const c10::Device& device, const Make& make, const char* what) {
   for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach})
-    EXPECT_LT(max_difference(make, impl, test_device), 2e-5) << what << " " << to_string(impl) << " on " << test_device;
+    EXPECT_LT(max_difference(make, impl, device), 2e-5) << what << " " << to_string(impl) << " on " << device;
 }
 
-void check_sgd() {
+void check_sgd(const c10::Device& device) {
   using O = torch::optim::SGDOptions;
-  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
-  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
+  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
+  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
                     "momentum + weight decay (resnet50, faster_rcnn)");
-  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.9).nesterov(true), impl); },
+  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.9).nesterov(true), impl); },
                     "nesterov (deepspeech2)");
-  expect_equivalent([](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.8).dampening(0.3), impl); },
+  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.8).dampening(0.3), impl); },
                     "dampening");
 }
 
-void check_adam_and_adamw() {
+void check_adam_and_adamw(const c10::Device& device) {
   using A = torch::optim::AdamOptions;
   using W = torch::optim::AdamWOptions;
-  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
-  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2).betas({0.9, 0.98}).eps(1e-9), impl); },
+  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
+  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2).betas({0.9, 0.98}).eps(1e-9), impl); },
                     "adam (transformer)");
-  expect_equivalent([](auto p, auto impl) { return make_adam(p, A(1e-2).weight_decay(0.01).amsgrad(true), impl); },
+  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2).weight_decay(0.01).amsgrad(true), impl); },
                     "adam, L2 decay, amsgrad");
-  expect_equivalent(
+  expect_equivalent(device,
       [](auto p, auto impl) {
         return make_adamw({torch::optim::OptimizerParamGroup(p)}, W(6e-3).betas({0.9, 0.95}).weight_decay(0.1), impl);
       },
       "adamw (gpt)");
 }
 
-void check_rmsprop() {
+void check_rmsprop(const c10::Device& device) {
   using R = torch::optim::RMSpropOptions;
-  expect_equivalent(
+  expect_equivalent(device,
       [](auto p, auto impl) { return make_rmsprop(p, R(0.01).alpha(0.9).eps(1.0).momentum(0.9).weight_decay(4e-5), impl); },
       "inception3's");
-  expect_equivalent([](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
+  expect_equivalent(device, [](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
 }
 
-void check_parameter_groups() {
+void check_parameter_groups(const c10::Device& device) {
   // gpt: decay on matrices, none on vectors, in one optimizer.
   const auto make = [](std::vector<torch::Tensor> p, OptimizerImpl impl) -> std::unique_ptr<torch::optim::Optimizer> {
     using W = torch::optim::AdamWOptions;
@@ -114,24 +112,23 @@ void check_parameter_groups() {
     groups.emplace_back(std::vector<torch::Tensor>{p[1]}, std::make_unique<W>(W(1e-2).weight_decay(0.0)));
     return make_adamw(groups, W(1e-2), impl);
   };
-  expect_equivalent(make, "two groups");
+  expect_equivalent(device, make, "two groups");
 }
 
-TEST(FastOptimizers, SgdMatchesLibTorch) { check_sgd(); }
-TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) { check_adam_and_adamw(); }
-TEST(FastOptimizers, RmspropMatchesLibTorch) { check_rmsprop(); }
-TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) { check_parameter_groups(); }
+TEST(FastOptimizers, SgdMatchesLibTorch) { check_sgd(c10::kCPU); }
+TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) { check_adam_and_adamw(c10::kCPU); }
+TEST(FastOptimizers, RmspropMatchesLibTorch) { check_rmsprop(c10::kCPU); }
+TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) { check_parameter_groups(c10::kCPU); }
 
 // The same comparisons on the GPU, where the fused steps are ATen's CUDA
 // kernels (docs/gpu.md); skipped without one.
 TEST(Gpu, FusedAndForeachOptimizersMatchLibTorchOnCuda) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible)";
-  test_device = c10::Device(c10::kCUDA, 0);
-  check_sgd();
-  check_adam_and_adamw();
-  check_rmsprop();
-  check_parameter_groups();
-  test_device = c10::kCPU;
+  const c10::Device cuda(c10::kCUDA, 0);
+  check_sgd(cuda);
+  check_adam_and_adamw(cuda);
+  check_rmsprop(cuda);
+  check_parameter_groups(cuda);
 }
 
 TEST(FastOptimizers, SparseGradientsKeepTheirSparsePathBesideDenseOnes) {

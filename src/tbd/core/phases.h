@@ -91,7 +91,8 @@ class Phases {
   void set_grad_scaler(GradScaler* scaler) { scaler_ = scaler; }
 
   c10::Device device() const { return device_; }
-  // The phases' host time since the last take_clock(); resets it.
+  // The phases' host time since the last take_clock() (the runner takes it
+  // after every step, so it holds one step's); resets it.
   PhaseClock take_clock() { return std::exchange(clock_, PhaseClock{}); }
   bool autocast() const { return autocast_dtype_ != c10::ScalarType::Float; }
 

@@ -130,7 +130,6 @@ IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Pha
   Batch batch = s.workload->next_batch();
   r.data_wait_s = seconds_since(t0);
   for (auto* p : probes) p->on_batch(batch);
-  phases.take_clock();  // what ran outside this step does not count
   StepOutput out = s.workload->step(batch, phases);
   r.phases = phases.take_clock();
   device_timer.stop();
