@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tbd/dist/gradient_buckets.h"
+
 namespace tbd {
 
 namespace {
@@ -17,23 +19,19 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessG
   bucket_of_.resize(params_.size());
   offset_of_.resize(params_.size());
   has_grad_.assign(params_.size(), false);
-  // Reverse order: the last layers' gradients are ready first. A bucket holds
-  // one dtype on one device, and closes when it would exceed bucket_bytes.
-  for (size_t k = params_.size(); k-- > 0;) {
-    const auto& p = params_[k];
-    bool fits = false;
-    if (!buckets_.empty()) {
-      const auto& first = params_[buckets_.back().members.front()];
-      const int64_t bytes = (buckets_.back().elements + p.numel()) * static_cast<int64_t>(p.element_size());
-      fits = first.scalar_type() == p.scalar_type() && first.device() == p.device() && bytes <= bucket_bytes;
+  std::vector<GradientShape> shapes;
+  for (const auto& p : params_)
+    shapes.push_back({p.numel(), static_cast<int64_t>(p.element_size()),
+                      std::string(c10::toString(p.scalar_type())) + "@" + p.device().str()});
+  for (const auto& members : assign_gradient_buckets(shapes, bucket_bytes)) {
+    Bucket& b = buckets_.emplace_back();
+    for (size_t k : members) {
+      bucket_of_[k] = buckets_.size() - 1;
+      offset_of_[k] = b.elements;
+      b.members.push_back(k);
+      b.offsets.push_back(b.elements);
+      b.elements += params_[k].numel();
     }
-    if (!fits) buckets_.emplace_back();
-    Bucket& b = buckets_.back();
-    bucket_of_[k] = buckets_.size() - 1;
-    offset_of_[k] = b.elements;
-    b.members.push_back(k);
-    b.offsets.push_back(b.elements);
-    b.elements += p.numel();
   }
   for (auto& b : buckets_)
     b.flat = torch::zeros({b.elements}, params_[b.members.front()].options().requires_grad(false));
