@@ -8,6 +8,7 @@
 #include "tbd/measure/memory_probe.h"
 #include "tbd/measure/ops_probe.h"
 #include "tbd/measure/gpu_probe.h"
+#include "tbd/measure/gradient_probe.h"
 #include "tbd/measure/energy_probe.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/roofline_probe.h"
@@ -16,10 +17,10 @@
 namespace tbd {
 
 std::vector<std::string> probe_names() {
-  return {"time", "data", "cpu", "flops", "memory", "ops", "roofline", "gpu", "energy", "comm"};
+  return {"time", "data", "cpu", "flops", "memory", "ops", "roofline", "gradients", "gpu", "energy", "comm"};
 }
 
-std::vector<std::string> default_probes() { return {"time", "data", "cpu", "flops", "memory"}; }
+std::vector<std::string> default_probes() { return {"time", "data", "cpu", "flops", "memory", "gradients"}; }
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "time") return std::make_unique<TimeProbe>();
@@ -29,6 +30,7 @@ std::unique_ptr<Probe> make_probe(const std::string& name) {
   if (name == "memory") return std::make_unique<MemoryProbe>();
   if (name == "ops") return std::make_unique<OpsProbe>();
   if (name == "roofline") return std::make_unique<RooflineProbe>();
+  if (name == "gradients") return std::make_unique<GradientProbe>();
   if (name == "gpu") return std::make_unique<GpuProbe>();
   if (name == "energy") return std::make_unique<EnergyProbe>();
   if (name == "comm") return std::make_unique<CommProbe>();
