@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/byte_size.h"
 #include "cli/child_run.h"
 #include "cli/comma_list.h"
 #include "cli/commands.h"
@@ -33,28 +34,6 @@
 namespace tbd::cli {
 namespace fs = std::filesystem;
 namespace {
-
-// "512M", "8G", "1.5GiB", "1000000" (bytes; K/M/G/T are powers of 1024).
-long long parse_byte_size(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  double scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024.0;
-  else if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GB" || unit == "GIB") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "TB" || unit == "TIB") scale = 1024.0 * 1024 * 1024 * 1024;
-  if (used == 0 || scale == 0 || !(value > 0))
-    throw UsageError("--memory-limit takes a size such as 512M, 8G or 1073741824 (bytes); got '" + text + "'");
-  return static_cast<long long>(value * scale);
-}
 
 std::vector<long long> parse_batch_list(const std::string& text) {
   std::vector<long long> sizes;
@@ -122,7 +101,7 @@ Command add_sweep_command(CLI::App& app) {
             for (const auto& e : extras)
               if (e == "--out" || e == "--json" || e == "--batch-size" || e == "--quiet" || e == "--trace")
                 throw UsageError("tbd sweep sets " + e + " of its runs itself (give --out to sweep; --batch-sizes)");
-            long long limit = a->memory_limit.empty() ? 0 : parse_byte_size(a->memory_limit);
+            long long limit = a->memory_limit.empty() ? 0 : parse_byte_size(a->memory_limit, "--memory-limit");
             std::string limit_source = a->memory_limit.empty() ? "" : "--memory-limit";
             bool on_cpu = true;
             for (size_t i = 0; i + 1 < extras.size(); ++i)

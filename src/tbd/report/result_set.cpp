@@ -161,9 +161,15 @@ void add_file(ResultSet& set, const std::string& file, bool from_folder) {
     check_entries(doc["runs"], file, "runs",
                   {{"workload", Kind::string}, {"status", Kind::string}, {"error", Kind::string}});
     set.suites.push_back({file, doc});
+  } else if (schema == kPredictionSchema) {
+    if (!doc.contains("predictions") || !doc["predictions"].is_array())
+      throw Error(file + ": tbd.prediction/1 document lacks its 'predictions' array");
+    expect_kind(doc, "base_label", Kind::string, file, "");
+    set.predictions.push_back({file, doc});
   } else if (schema.rfind("tbd.", 0) == 0) {
     throw Error(file + ": unknown schema '" + schema + "'; this tbd reads " + kResultSchema + ", " + kScaleSchema +
-                ", " + kSweepSchema + " and " + kSuiteSchema + " (a newer tbd wrote it? use that version)");
+                ", " + kSweepSchema + ", " + kSuiteSchema + " and " + kPredictionSchema +
+                " (a newer tbd wrote it? use that version)");
   } else if (from_folder) {
     set.skipped.push_back(file);
   } else {

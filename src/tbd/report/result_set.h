@@ -1,5 +1,5 @@
-// Reading what tbd wrote: result files, and the scale, sweep and suite files
-// that group them, from one file or a folder searched recursively. Shared by
+// Reading what tbd wrote: result files, the scale, sweep and suite files
+// that group them and tbd predict's predictions, from one file or a folder searched recursively. Shared by
 // `tbd report` and `tbd compare`. Every error names the file.
 #pragma once
 
@@ -15,6 +15,7 @@ inline constexpr const char* kResultSchema = "tbd.result/1";
 inline constexpr const char* kScaleSchema = "tbd.scale/1";
 inline constexpr const char* kSweepSchema = "tbd.sweep/1";
 inline constexpr const char* kSuiteSchema = "tbd.suite/1";
+inline constexpr const char* kPredictionSchema = "tbd.prediction/1";  // tbd predict --out
 
 struct LoadedRun {
   std::string file;       // where it was read
@@ -29,7 +30,7 @@ struct LoadedDocument {
 
 struct ResultSet {
   std::vector<LoadedRun> runs;
-  std::vector<LoadedDocument> scales, sweeps, suites;
+  std::vector<LoadedDocument> scales, sweeps, suites, predictions;
   std::vector<std::string> skipped;  // JSON files of other kinds (traces, ...) found in folders
 };
 

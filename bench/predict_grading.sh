@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Grades `tbd predict --nproc 2` on this machine (issue 17's acceptance):
+# for every data-parallel workload at small scale, a single-process base run
+# with one thread, the prediction for two ranks of one thread each, and the
+# real two-rank run (--check); prints predicted, measured and the error.
+# RUNS processes (default 2) for each measured configuration: the co-located
+# copies the prediction uses and the check it is graded against.
+#
+#   bench/predict_grading.sh [build/tbd] [workloads] [KEEP=DIR keeps the files] [RUNS=2]
+set -euo pipefail
+tbd="${1:-build/tbd}"
+workloads="${2:-resnet50 inception3 seq2seq transformer faster_rcnn deepspeech2 wgan ncf dlrm gpt}"
+work="${KEEP:-$(mktemp -d)}"
+mkdir -p "$work"
+# The roofline verdicts weigh the co-location slowdowns: ceilings for one thread.
+"$tbd" env --peak --threads 1 >/dev/null
+for w in $workloads; do
+  "$tbd" run "$w" --scale small --threads 1 --warmup 2 --repeat 3 \
+    --probes time,cpu,memory,gradients,roofline,ops --out "$work/$w-base.json" --quiet
+  "$tbd" predict "$work/$w-base.json" --nproc 2 --check --runs "${RUNS:-2}" --dir "$work/$w-check" \
+    --out "$work/$w-prediction.json" >"$work/$w-prediction.txt"
+done
+python3 - "$work" $workloads <<'PY'
+import json, sys
+work, names = sys.argv[1], sys.argv[2:]
+print(f"{'workload':12} {'base':>10} {'predicted':>10} {'measured':>10} {'runs CV':>8} {'error':>7}  unit")
+errors = []
+for w in names:
+    p = json.load(open(f"{work}/{w}-prediction.json"))["predictions"][0]
+    c = p["check"]
+    errors.append(abs(c["error"]))
+    cv = c.get("measured_process_cv") or c.get("measured_repetition_cv")
+    print(f"{w:12} {p['base_samples_per_s']:10.4g} {p['global_samples_per_s']:10.4g} "
+          f"{c['measured_global_samples_per_s']:10.4g} {100 * cv if cv is not None else float('nan'):7.1f}% "
+          f"{100 * c['error']:+6.1f}%  {p['unit']}")
+print(f"mean |error| {100 * sum(errors) / len(errors):.1f}%, max {100 * max(errors):.1f}%, "
+      f"within 10%: {sum(e <= 0.10 for e in errors)} of {len(errors)}")
+PY
+echo "files in $work"

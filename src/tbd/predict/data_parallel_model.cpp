@@ -1,0 +1,153 @@
+#include "tbd/predict/data_parallel_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tbd/core/error.h"
+#include "tbd/dist/gradient_buckets.h"
+
+namespace tbd {
+
+namespace {
+
+double number(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+std::vector<GradientShape> gradient_shapes(const nlohmann::json& g) {
+  std::vector<GradientShape> shapes;
+  for (size_t k = 0; k < g.at("elements").size(); ++k)
+    shapes.push_back({g["elements"][k].get<int64_t>(), g["element_size"][k].get<int64_t>(),
+                      g["kind"][k].get<std::string>()});
+  return shapes;
+}
+
+nlohmann::json gradients_of(const nlohmann::json& base) {
+  nlohmann::json g = base.value("gradients", nlohmann::json());
+  if (!g.is_object() || !g.contains("backward_passes")) {
+    if (g.is_object() && g.contains("not_available"))
+      throw Error("the base result has no gradient timeline: " + g["not_available"].get<std::string>());
+    throw Error("the base result has no gradient timeline (its `gradients` section): run it again with the "
+                "gradients probe, e.g. `tbd run W --probes time,cpu,memory,gradients,roofline --out base.json`");
+  }
+  return g;
+}
+
+}  // namespace
+
+double aligned_straggle(const std::vector<std::vector<double>>& copies) {
+  if (copies.size() < 2) return 0;
+  size_t n = copies.front().size();
+  for (const auto& c : copies) n = std::min(n, c.size());
+  if (n == 0) return 0;
+  double excess = 0;
+  for (size_t k = 0; k < n; ++k) {
+    double slowest = 0, mean = 0;
+    for (const auto& c : copies) slowest = std::max(slowest, c[k]), mean += c[k] / static_cast<double>(copies.size());
+    excess += slowest - mean;
+  }
+  return excess / static_cast<double>(n);
+}
+
+double ring_allreduce_seconds(double bytes, int ranks, double bus_bytes_per_s, double latency_s) {
+  if (ranks <= 1) return 0;
+  return latency_s + 2.0 * (ranks - 1) / ranks * bytes / bus_bytes_per_s;
+}
+
+std::vector<double> bucket_bytes_of(const nlohmann::json& base, double bucket_mb) {
+  const auto shapes = gradient_shapes(gradients_of(base));
+  std::vector<double> sizes;
+  for (const auto& members : assign_gradient_buckets(shapes, static_cast<int64_t>(bucket_mb * 1024 * 1024))) {
+    double bytes = 0;
+    for (size_t k : members) bytes += static_cast<double>(shapes[k].elements * shapes[k].element_size);
+    sizes.push_back(bytes);
+  }
+  return sizes;
+}
+
+nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
+  if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
+  const auto& dist = base.value("distributed", nlohmann::json());
+  if (dist.is_object() && dist.value("world_size", 1) > 1)
+    throw UsageError("the base result is itself a " + std::to_string(dist["world_size"].get<int>()) +
+                     "-rank run: predict from a single-process result (tbd run without --nproc)");
+  const auto& phases = base.value("phases", nlohmann::json());
+  if (!phases.is_object() || !phases.contains("iteration_ms"))
+    throw Error("the base result has no phase times (" +
+                (phases.is_object() ? phases.value("not_available", std::string("phases missing"))
+                                    : std::string("an older result")) +
+                "): the prediction replays them; run the base on the CPU with this tbd");
+  const nlohmann::json g = gradients_of(base);
+  const auto shapes = gradient_shapes(g);
+  const auto buckets = assign_gradient_buckets(shapes, static_cast<int64_t>(plan.bucket_mb * 1024 * 1024));
+
+  const nlohmann::json& rank = plan.rank_phases.is_object() ? plan.rank_phases : phases;
+  const double forward = number(rank, "forward_ms") / 1e3, backward = number(rank, "backward_ms") / 1e3;
+  const double optimizer = number(rank, "optimizer_ms") / 1e3;
+  const double data = number(rank, "data_ms") / 1e3, other = number(rank, "other_ms") / 1e3;
+  const double straggle = plan.straggle_s;
+
+  // Replay each backward pass with the buckets' all-reduces.
+  double exposed = 0, busy = 0, copies = 0;
+  nlohmann::json passes = nlohmann::json::array();
+  for (const auto& pass : g["backward_passes"]) {
+    const double length = backward * pass.value("share_of_backward", 1.0);
+    const auto& ready = pass.at("ready_fraction");
+    double channel_free = 0, last_end = 0;
+    nlohmann::json timeline = nlohmann::json::array();
+    for (const auto& members : buckets) {
+      double bytes = 0, ready_at = 0;
+      for (size_t k : members) {
+        bytes += static_cast<double>(shapes[k].elements * shapes[k].element_size);
+        // No gradient in this pass: the reducer fills the slot when backward ends.
+        const double at = plan.overlap && ready[k].is_number() ? ready[k].get<double>() * length : length;
+        ready_at = std::max(ready_at, at);
+      }
+      const double start = std::max(ready_at, channel_free);
+      const double seconds = plan.allreduce_seconds(bytes);
+      channel_free = last_end = start + seconds;
+      busy += seconds;
+      // Into the bucket during backward, then averaged and copied back: three read+write passes.
+      if (plan.copy_bytes_per_s > 0) copies += 6 * bytes / plan.copy_bytes_per_s;
+      timeline.push_back({{"bytes", bytes}, {"ready_ms", 1e3 * ready_at}, {"start_ms", 1e3 * start},
+                          {"end_ms", 1e3 * (start + seconds)}});
+    }
+    exposed += std::max(0.0, last_end - length);
+    passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});
+  }
+  const double iteration = data + forward + backward + exposed + copies + optimizer + other + straggle;
+  const double base_iteration = number(phases, "iteration_ms") / 1e3;
+  const double base_rate = base.at("throughput").at("samples_per_s").get<double>();
+  const double per_rank = base_rate * base_iteration / iteration;
+
+  return {
+      {"kind", "data_parallel"},
+      {"ranks", plan.ranks},
+      {"overlap", plan.overlap},
+      {"bucket_mb", plan.bucket_mb},
+      {"allreduce", plan.allreduce_source},
+      {"rank_phases", plan.rank_phases_source},
+      {"iteration_ms",
+       {{"data", 1e3 * data},
+        {"forward", 1e3 * forward},
+        {"backward", 1e3 * backward},
+        {"communication_exposed", 1e3 * exposed},
+        {"bucket_copies", 1e3 * copies},
+        {"optimizer", 1e3 * optimizer},
+        {"other", 1e3 * other},
+        {"straggler", 1e3 * straggle},
+        {"total", 1e3 * iteration}}},
+      {"allreduce_busy_ms", 1e3 * busy},
+      {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
+      {"backward_passes", passes},
+      {"base_samples_per_s", base_rate},
+      {"per_rank_samples_per_s", per_rank},
+      {"global_samples_per_s", per_rank * plan.ranks},
+      {"speedup", per_rank * plan.ranks / base_rate},
+      {"efficiency", per_rank / base_rate},
+      {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
+}
+
+}  // namespace tbd

@@ -1,0 +1,71 @@
+# tbd predict (docs/analysis.md#tbd-predict, docs/metrics.md#prediction):
+# the data-parallel replay against a real 2-rank run, Amdahl for a faster
+# class, the memory line against tbd sweep, and every refusal. How close the
+# predictions come is graded by bench/predict_grading.sh, not asserted here.
+source "$(dirname "$0")/lib.sh"
+quick=(--scale tiny --threads 1 --warmup 1 --iters 3 --repeat 2 --quiet)
+
+"$TBD" run ncf "${quick[@]}" --probes time,memory,gradients,ops --out "$WORK/base.json" || fail "the base run exited $?"
+json_check "$WORK/base.json" 'len(r["gradients"]["backward_passes"]) == 1 and all(f is None or 0 <= f <= 1 for f in r["gradients"]["backward_passes"][0]["ready_fraction"])'
+
+# N = 2 on this machine, with the real run beside it (the prediction kept in its folder for the report).
+mkdir -p "$WORK/p"
+"$TBD" predict "$WORK/base.json" --nproc 2 --check --dir "$WORK/p" --out "$WORK/p/prediction.json" > "$WORK/p.txt" ||
+  fail "predict --nproc 2 --check exited $?: $(cat "$WORK/p.txt")"
+grep -q "2 ranks:" "$WORK/p.txt" || fail "no prediction line: $(cat "$WORK/p.txt")"
+p='r["predictions"][0]'
+json_check "$WORK/p/prediction.json" "$p[\"kind\"] == \"data_parallel\" and $p[\"ranks\"] == 2"
+# The terms add up to the iteration; throughput follows it; the error is predicted / measured - 1.
+json_check "$WORK/p/prediction.json" "abs(sum(v for k, v in $p[\"iteration_ms\"].items() if k != \"total\") - $p[\"iteration_ms\"][\"total\"]) < 1e-6 * $p[\"iteration_ms\"][\"total\"]"
+json_check "$WORK/p/prediction.json" "abs($p[\"global_samples_per_s\"] - 2 * $p[\"per_rank_samples_per_s\"]) < 1e-6 * $p[\"global_samples_per_s\"]"
+json_check "$WORK/p/prediction.json" "abs($p[\"check\"][\"error\"] - ($p[\"global_samples_per_s\"] / $p[\"check\"][\"measured_global_samples_per_s\"] - 1)) < 1e-9"
+# What it measured here: co-located copies of the base, the buckets' all-reduce, the real run.
+for f in co-located-0-of-2.json co-located-1-of-2.json allreduce-2-ranks.json nproc-2.json; do
+  [ -s "$WORK/p/$f" ] || fail "predict --dir lacks $f"
+done
+json_check "$WORK/p/nproc-2.json" 'r["distributed"]["world_size"] == 2 and r["workload"]["options"]["threads"] == 1'
+
+# Planned past this machine: the ring model, deterministic. Overlap off exposes
+# every all-reduce; with overlap on, never more.
+"$TBD" predict "$WORK/base.json" --nproc 4 --bus-gbps 1 --latency-us 50 --bucket-mb 0.05 --dist-overlap off --json > "$WORK/off.json" 2>/dev/null ||
+  fail "predict --bus-gbps (overlap off) exited $?"
+"$TBD" predict "$WORK/base.json" --nproc 4 --bus-gbps 1 --latency-us 50 --bucket-mb 0.05 --json > "$WORK/on.json" 2>/dev/null ||
+  fail "predict --bus-gbps exited $?"
+json_check "$WORK/off.json" 'abs(r["predictions"][0]["iteration_ms"]["communication_exposed"] - sum(b["end_ms"] - b["start_ms"] for b in r["predictions"][0]["backward_passes"][0]["buckets"])) < 1e-6'
+json_check "$WORK/off.json" 'all(abs((b["end_ms"] - b["start_ms"]) - (0.05 + 2 * 3 / 4 * b["bytes"] / 1e9 * 1e3)) < 1e-9 for b in r["predictions"][0]["backward_passes"][0]["buckets"])'
+python3 - "$WORK/on.json" "$WORK/off.json" <<'PY' || fail "overlap on exposed more all-reduce time than overlap off"
+import json, sys
+on, off = (json.load(open(f))["predictions"][0]["iteration_ms"]["communication_exposed"] for f in sys.argv[1:])
+sys.exit(0 if on <= off + 1e-9 else 1)
+PY
+json_check "$WORK/on.json" 'len(r["predictions"][0]["backward_passes"][0]["buckets"]) > 1'
+
+# A class twice as fast, by Amdahl's law over its share.
+"$TBD" predict "$WORK/base.json" --faster gemm=2 --json > "$WORK/f.json" 2>/dev/null || fail "predict --faster exited $?"
+json_check "$WORK/f.json" 'abs(r["predictions"][0]["iteration_ms"] - r["predictions"][0]["base_iteration_ms"] * (1 - r["predictions"][0]["classes"][0]["share_of_self"] / 2)) < 1e-6'
+
+# The memory line against tbd sweep --memory-limit: within one doubling step.
+"$TBD" predict "$WORK/base.json" --memory-limit 24M --check --dir "$WORK/m" --json > "$WORK/m.json" 2>/dev/null ||
+  fail "predict --memory-limit --check exited $?"
+json_check "$WORK/m.json" 'r["predictions"][0]["check"]["doubling_steps_off"] is not None and abs(r["predictions"][0]["check"]["doubling_steps_off"]) <= 1'
+
+# The report shows the prediction beside its check.
+"$TBD" report "$WORK/p" > "$WORK/report.md" || fail "report of the prediction folder exited $?"
+grep -q "| ncf tiny .* | 2 data-parallel ranks |" "$WORK/report.md" || fail "no prediction row in the report: $(grep -A4 Predictions "$WORK/report.md")"
+
+# Refusals.
+expect_exit 2 "nothing to predict" -- predict "$WORK/base.json"
+expect_exit 2 "--nproc must be at least 2" -- predict "$WORK/base.json" --nproc 1
+expect_exit 2 "CLASS=FACTOR" -- predict "$WORK/base.json" --faster gemm
+expect_exit 2 "unknown operator class 'convolution'" -- predict "$WORK/base.json" --faster convolution=2
+expect_exit 2 "--memory-limit takes a size" -- predict "$WORK/base.json" --memory-limit lots
+expect_exit 2 "no such file|does not exist|not found" -- predict "$WORK/none.json" --nproc 2
+"$TBD" run ncf "${quick[@]}" --probes time --out "$WORK/bare.json"
+expect_exit 1 "no gradient timeline.*--probes" -- predict "$WORK/bare.json" --nproc 2
+expect_exit 1 "no operator classes.*ops probe" -- predict "$WORK/bare.json" --faster gemm=2
+"$TBD" run ncf "${quick[@]}" --nproc 2 --out "$WORK/two.json"
+expect_exit 2 "itself a 2-rank run" -- predict "$WORK/two.json" --nproc 2 --bus-gbps 10
+"$TBD" run a3c "${quick[@]}" --batch-size 2 --out "$WORK/a3c.json"
+expect_exit 2 "a3c does not run data-parallel" -- predict "$WORK/a3c.json" --nproc 2
+
+finish
