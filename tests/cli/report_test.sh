@@ -32,10 +32,15 @@ def result(name, batch, unit, base_time, world=1):
                             "libtorch": {"version": "2.13.0"}, "os": {"hostname": "fixture"}},
             "iterations": times,
             "summary": {"median_s": sorted(times)[5], "cv": 0.03},
-            "throughput": {"samples_per_s": batch / (sum(times) / len(times)), "unit": unit},
+            "throughput": {"samples_per_s": batch / (sum(times) / len(times)), "unit": unit,
+                           "ci95": [0.9 * batch / (sum(times) / len(times)), 1.1 * batch / (sum(times) / len(times))]},
             "cpu": {"utilisation": 0.5 + 0.1 * batch / 4},
             "flops": {"utilization": {"measured": 0.1 * batch / 4}},
-            "memory": {"peak_bytes": sum(breakdown.values()), "breakdown": breakdown},
+            "memory": {"peak_bytes": sum(breakdown.values()), "breakdown": breakdown,
+                       # feature maps rise through forward and fall through backward
+                       "timeline": {"t_s": [0.001 * i for i in range(9)],
+                                    "bytes": {c: [breakdown[c] * (min(i, 8 - i) / 4 if c == "feature_maps" else 1)
+                                                  for i in range(9)] for c in cats}}},
             "ops": {"by_class": by_class}, "partial": False,
             # ms per iteration: data 1, forward 2, backward 3, communication 0, optimizer 4, other 0.5
             "phases": {"iteration_ms": 10.5, "data_ms": 1.0, "forward_ms": 2.0, "backward_ms": 3.0,
@@ -65,6 +70,14 @@ for n, eff in ((1, 1.0), (2, 0.9)):
 json.dump({"schema": "tbd.scale/1", "workload": "resnet50", "unit": "images/s", "baseline_nproc": 1,
            "points": points}, open(f"{root}/scale.json", "w"))
 json.dump({"traceEvents": []}, open(f"{root}/trace.json", "w"))
+# tbd predict's document: 2 ranks of resnet50 checked (predicted 750, measured 720), a memory line checked.
+json.dump({"schema": "tbd.prediction/1", "base": "base.json", "base_label": "resnet50 tiny b4 fp32", "predictions": [
+    {"kind": "data_parallel", "ranks": 2, "unit": "images/s", "global_samples_per_s": 750.0, "speedup": 1.875,
+     "check": {"command": "tbd run", "result": "nproc-2.json", "measured_global_samples_per_s": 720.0,
+               "error": 750.0 / 720.0 - 1}},
+    {"kind": "memory_limit", "limit_bytes": 1 << 30, "first_out_of_memory_doubling": 64,
+     "check": {"command": "tbd sweep", "sweep": "sweep.json", "measured_first_out_of_memory_batch": 64,
+               "doubling_steps_off": 0.0}}]}, open(f"{root}/prediction.json", "w"))
 # A CUDA run: FLOP/s, NVML, the kernel view, device time and the caching allocator.
 os.makedirs(root + "/gpu", exist_ok=True)
 g = result("gpt", 8, "tokens/s", 0.001)
@@ -82,11 +95,19 @@ md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
                "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels" "## Where an iteration's time goes" \
-               "## Roofline"; do
+               "## Roofline" "## Findings" "## Memory over an iteration" "## Predictions"; do
   grep -q "^$section" "$md" || fail "report.md lacks '$section'"
 done
 grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
 grep -q "largest batch size that fits: 4" "$md" || fail "report.md lacks the sweep's largest fitting batch"
+# Findings come from the figures: backward 3 of 10.5 ms is 29%, optimizer 4 ms 38%.
+grep -q "^- Time: optimizer 38% and backward 29% of the 10.5 ms iteration.$" "$md" \
+  || fail "report.md lacks the phase finding: $(grep -m3 '^- ' "$md")"
+grep -qE '^\| resnet50 tiny b4 fp32 \| 2 data-parallel ranks \| 750 images/s \| 720 images/s \| \+4.2% \|' "$md" \
+  || fail "report.md lacks the prediction row: $(grep -A5 '## Predictions' "$md")"
+grep -qE '^\| ncf tiny b256 fp32 \| [0-9.]+ samples/s \| \[[0-9.]+, [0-9.]+\] \|' "$md" \
+  || fail "report.md lacks the throughput CI: $(grep 'ncf tiny' "$md" | head -2)"
+grep -qE '^\| resnet50 tiny b1 fp32 \| 9 \| 8 ms \| ' "$md" || fail "report.md lacks the memory timeline row"
 grep -q "| gpt | failed | out of host memory" "$md" || fail "report.md lacks the failed suite run"
 grep -q "| resnet50 batch 8 | out_of_memory" "$md" || fail "report.md lacks the sweep's out-of-memory point"
 grep -q "trace.json" "$md" || fail "report.md does not list the skipped trace.json"
@@ -199,6 +220,15 @@ PY
   grep -E 'Uncaught|CONSOLE.*(Error|error)' "$log" && fail "chromium logged script errors on $html (above)"
 }
 check_rendered "$html" "$charts"
+# A/B: the sweep folder against itself: every configuration matched, no change.
+ab_html="$WORK/ab.html"
+expect_exit 0 "wrote" -- report "$fixture/sweep" "$fixture/sweep" --format html --out "$ab_html"
+grep -q "A/B: .*sweep against .*sweep" "$ab_html" || fail "ab.html lacks the A/B section"
+ab_charts=$(grep -o '<canvas id="chart-' "$ab_html" | wc -l)
+check_rendered "$ab_html" "$ab_charts"
+expect_exit 0 "" -- report "$fixture/sweep" "$fixture/sweep" --format md --out "$WORK/ab.md"
+grep -qE '^\| resnet50 tiny b2 fp32 \| [0-9.]+ images/s \| [0-9.]+ images/s \| 1.000 \|' "$WORK/ab.md" \
+  || fail "ab.md lacks the A/B row: $(grep -A5 '## A/B' "$WORK/ab.md")"
 # The hostile name: every chart still draws (unescaped, "<!--<script>" swallowed the drawing code).
 check_rendered "$hostile_html" "$hostile_charts"
 finish

@@ -74,6 +74,11 @@ class Page {
   void heading(int level, const std::string& text) { body_ << fmt::format("<h{0}>{1}</h{0}>\n", level, escape(text)); }
   void paragraph(const std::string& text) { body_ << "<p>" << escape(text) << "</p>\n"; }
   void not_available(const std::string& why) { body_ << "<p class=\"na\">Not available: " << escape(why) << ".</p>\n"; }
+  void list(const std::vector<std::string>& items) {
+    body_ << "<ul>";
+    for (const auto& i : items) body_ << "<li>" << escape(i) << "</li>";
+    body_ << "</ul>\n";
+  }
   void chart(const std::string& caption, nlohmann::json config, int height = 320) {
     const std::string id = "chart-" + std::to_string(charts_.size() + 1);
     config["options"]["plugins"]["title"] = {{"display", true}, {"text", caption}};
@@ -183,6 +188,109 @@ bool any_finite(const nlohmann::json& data) {
   for (const auto& v : data)
     if (v.is_number()) return true;
   return false;
+}
+
+// Every run's throughput with its 95% CI over repetitions: a floating bar
+// from the CI's low to high end and a point at the measured figure, on a
+// logarithmic axis (the workloads' units differ by orders of magnitude).
+void throughput_section(Page& page, const ReportModel& m) {
+  std::vector<std::string> labels;
+  nlohmann::json bars = nlohmann::json::array(), points = nlohmann::json::array();
+  for (const auto& r : m.runs) {
+    if (!(r.throughput > 0)) continue;
+    labels.push_back(r.label + " (" + r.unit + ")");
+    bars.push_back(std::isfinite(r.ci_low) && r.ci_low > 0 ? nlohmann::json({r.ci_low, r.ci_high}) : nlohmann::json(nullptr));
+    points.push_back(r.throughput);
+  }
+  if (labels.empty()) return;
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data",
+       {{"labels", labels},
+        {"datasets",
+         {{{"type", "bar"}, {"label", "95% CI over repetitions"}, {"data", bars}, {"backgroundColor", color(0)},
+           {"barPercentage", 0.35}},
+          {{"type", "line"}, {"label", "throughput"}, {"data", points}, {"showLine", false}, {"pointRadius", 5},
+           {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
+      {"options",
+       {{"indexAxis", "y"},
+        {"scales", {{"x", {{"type", "logarithmic"}, {"title", axis_title("samples/s in each workload's unit")}}}}}}}};
+  page.chart("Throughput of every run, with its 95% confidence interval", config, bars_height(labels.size()));
+}
+
+void findings_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Findings");
+  bool any = false;
+  for (const auto& r : m.runs) {
+    if (r.findings.empty()) continue;
+    page.heading(3, r.label);
+    page.list(r.findings);
+    any = true;
+  }
+  if (!any) page.not_available("no result carries the figures findings are computed from");
+}
+
+// Live bytes by category over the instrumented iterations, stacked.
+void memory_timeline_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Memory over an iteration");
+  bool any = false;
+  for (const auto& r : m.runs) {
+    const auto& t = r.memory_timeline;
+    if (t.t_s.size() < 2) continue;
+    any = true;
+    std::vector<std::string> labels;
+    for (double x : t.t_s) labels.push_back(fmt::format("{:.1f}", 1e3 * x));
+    nlohmann::json datasets = nlohmann::json::array();
+    for (size_t c = 0; c < t.bytes.size(); ++c) {
+      nlohmann::json data = nlohmann::json::array();
+      bool nonzero = false;
+      for (double b : t.bytes[c]) data.push_back(b / 1048576), nonzero |= b > 0;
+      if (!nonzero) continue;
+      datasets.push_back({{"label", memory_categories()[c]}, {"data", data}, {"fill", true}, {"pointRadius", 0},
+                          {"borderColor", color(c)}, {"backgroundColor", color(c)}});
+    }
+    nlohmann::json config = line_chart(labels, datasets, "ms into the instrumented iterations", "MiB live");
+    config["options"]["scales"]["y"]["stacked"] = true;
+    page.chart("Memory timeline of " + r.label + " (memory probe)", config);
+  }
+  if (!any) page.not_available(kNoMemoryReason);
+}
+
+void predictions_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Predictions (tbd predict)");
+  if (m.predictions.empty()) return page.not_available(kNoPredictionReason);
+  page.table(prediction_table_header(), prediction_table_rows(m));
+}
+
+void ab_section(Page& page, const ReportModel& m) {
+  if (!m.ab) return;
+  const auto& ab = *m.ab;
+  page.heading(2, "A/B: " + ab.new_source + " against " + ab.base_source);
+  if (ab.rows.empty()) return page.not_available("no configuration is in both sets");
+  std::vector<std::string> labels;
+  nlohmann::json change = nlohmann::json::array(), interval = nlohmann::json::array();
+  for (const auto& r : ab.rows) {
+    labels.push_back(r.label);
+    // Throughput change new/base − 1 (time per sample inverted), with the CI.
+    change.push_back(value(100 * (1 / r.ratio - 1)));
+    interval.push_back(std::isfinite(r.low) ? nlohmann::json({100 * (1 / r.high - 1), 100 * (1 / r.low - 1)})
+                                            : nlohmann::json(nullptr));
+  }
+  nlohmann::json config = {
+      {"type", "bar"},
+      {"data",
+       {{"labels", labels},
+        {"datasets",
+         {{{"type", "bar"}, {"label", "95% CI of the change"}, {"data", interval}, {"backgroundColor", color(0)},
+           {"barPercentage", 0.35}},
+          {{"type", "line"}, {"label", "throughput change"}, {"data", change}, {"showLine", false},
+           {"pointRadius", 5}, {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
+      {"options", {{"indexAxis", "y"}, {"scales", {{"x", {{"title", axis_title("% throughput, new against base")}}}}}}}};
+  page.chart("Throughput change per configuration, new against base", config, bars_height(labels.size()));
+  page.table(ab_table_header(), ab_table_rows(ab));
+  for (const auto& w : ab.warnings) page.paragraph("Warning: " + w);
+  if (!ab.only_in_base.empty() || !ab.only_in_new.empty())
+    page.paragraph(fmt::format("Only in base: {}. Only in new: {}.", ab.only_in_base.size(), ab.only_in_new.size()));
 }
 
 void sweep_section(Page& page, const ReportModel& m) {
@@ -352,6 +460,33 @@ void scaling_section(Page& page, const ReportModel& m) {
       rows.push_back({s.label, std::to_string(p.nproc), format_number(p.throughput) + " " + s.unit,
                       fmt::format("{:.3f}", p.speedup), format_percent(p.efficiency)});
   }
+  // Predictions for these workloads beside the measurement (against their single-process base).
+  for (const auto& pr : m.predictions) {
+    if (pr.ranks < 2 || !counts.count(pr.ranks)) continue;
+    bool scaled = false;
+    for (const auto& s : m.scales) scaled |= s.workload == pr.workload;
+    if (!scaled) continue;
+    nlohmann::json e = nlohmann::json::array(), u = nlohmann::json::array();
+    for (int n : counts) {
+      e.push_back(n == pr.ranks ? value(100 * pr.speedup / n) : nlohmann::json(nullptr));
+      u.push_back(n == pr.ranks ? value(pr.speedup) : nlohmann::json(nullptr));
+    }
+    auto styled = [&](nlohmann::json d) {
+      d["pointStyle"] = "triangle", d["pointRadius"] = 7, d["showLine"] = false;
+      return d;
+    };
+    efficiency.push_back(styled(dataset("predicted: " + pr.base_label, e, 6)));
+    speedup.push_back(styled(dataset("predicted: " + pr.base_label, u, 6)));
+  }
+  // Ideal: efficiency 100%, speed-up n / first count.
+  nlohmann::json ideal_e = nlohmann::json::array(), ideal_u = nlohmann::json::array();
+  for (int n : counts) ideal_e.push_back(100.0), ideal_u.push_back(static_cast<double>(n) / *counts.begin());
+  auto dashed = [](nlohmann::json d) {
+    d["borderDash"] = {6, 4}, d["pointRadius"] = 0;
+    return d;
+  };
+  efficiency.push_back(dashed(dataset("ideal", ideal_e, 9)));
+  speedup.push_back(dashed(dataset("ideal (linear)", ideal_u, 9)));
   page.chart("Scaling efficiency: throughput(n) / (n · throughput(first count))",
              line_chart(labels, efficiency, "processes", "efficiency (%)"));
   page.chart("Speed-up against the first process count", line_chart(labels, speedup, "processes", "speed-up"));
@@ -399,6 +534,7 @@ std::string render_html(const ReportModel& m) {
   std::string machines;
   for (const auto& e : m.environments) machines += (machines.empty() ? "" : "; ") + e;
   page.paragraph("Machines: " + (machines.empty() ? std::string("not recorded") : machines) + ".");
+  ab_section(page, m);
   page.heading(2, "Runs");
   if (m.runs.empty()) {
     page.not_available("no result files in this folder (only scaling files or indexes)");
@@ -411,7 +547,9 @@ std::string render_html(const ReportModel& m) {
     page.table({"configuration", "throughput", "median iteration", "CV", "CPU util.", "FLOP/s of peak", "peak memory",
                 "file"},
                rows);
+    throughput_section(page, m);
   }
+  findings_section(page, m);
   if (!m.not_run.empty()) {
     page.heading(2, "Failed, out-of-memory and skipped runs");
     std::vector<std::vector<std::string>> rows;
@@ -425,10 +563,12 @@ std::string render_html(const ReportModel& m) {
   else
     page.table(gpu_table_header(), rows);
   memory_section(page, m);
+  memory_timeline_section(page, m);
   phases_section(page, m);
   roofline_section(page, m);
   ops_section(page, m);
   scaling_section(page, m);
+  predictions_section(page, m);
   dispersion_section(page, m);
   page.paragraph("Charts by Chart.js " + std::string(chart_js_version()) +
                  " (MIT licence), inlined: this file needs no network.");

@@ -35,22 +35,58 @@ std::string markdown_text(const std::string& s) {
 std::string render_markdown(const ReportModel& m) {
   std::ostringstream out;
   const auto cell = [](const std::string& s) { return markdown_text(s); };
+  // A table whose first column is left-aligned and the others right-aligned.
+  const auto table = [&](const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    out << "|";
+    for (const auto& h : header) out << " " << cell(h) << " |";
+    out << "\n|---|";
+    for (size_t i = 1; i < header.size(); ++i) out << "---:|";
+    out << "\n";
+    for (const auto& row : rows) {
+      out << "|";
+      for (const auto& c : row) out << " " << cell(c) << " |";
+      out << "\n";
+    }
+  };
   out << "# tbd report: " << cell(m.source) << "\n\n";
   out << "Machines:\n\n";
   for (const auto& e : m.environments) out << "- " << cell(e) << "\n";
   if (m.environments.empty()) out << "- not available: no result file\n";
 
+  if (m.ab) {
+    out << "\n## A/B: " << cell(m.ab->new_source) << " against " << cell(m.ab->base_source) << "\n\n";
+    if (m.ab->rows.empty()) out << "Not available: no configuration is in both sets.\n";
+    else table(ab_table_header(), ab_table_rows(*m.ab));
+    for (const auto& w : m.ab->warnings) out << "\nWarning: " << cell(w) << "\n";
+    if (!m.ab->only_in_base.empty() || !m.ab->only_in_new.empty())
+      out << fmt::format("\nOnly in base: {}. Only in new: {}.\n", m.ab->only_in_base.size(), m.ab->only_in_new.size());
+  }
+
   out << "\n## Runs\n\n";
   if (m.runs.empty()) {
     out << "Not available: no result files (only " << (m.scales.empty() ? "indexes" : "scaling files") << ").\n";
   } else {
-    out << "| configuration | throughput | median iteration | CV | CPU util. | FLOP/s of peak | peak memory | file |\n"
-        << "|---|---:|---:|---:|---:|---:|---:|---|\n";
+    out << "| configuration | throughput | 95% CI | median iteration | CV | CPU util. | FLOP/s of peak | peak memory | file |\n"
+        << "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& r : m.runs)
-      out << fmt::format("| {}{} | {} {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label), r.partial ? " (partial)" : "",
-                         format_number(r.throughput), cell(r.unit), format_ms(r.median_s), format_percent(r.cv),
-                         format_percent(r.cpu), format_percent(r.flops), format_bytes(r.peak_bytes), cell(r.file));
+      out << fmt::format("| {}{} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label),
+                         r.partial ? " (partial)" : "", format_number(r.throughput), cell(r.unit),
+                         std::isfinite(r.ci_low) ? "[" + format_number(r.ci_low) + ", " + format_number(r.ci_high) + "]"
+                                                 : std::string("-"),
+                         format_ms(r.median_s), format_percent(r.cv), format_percent(r.cpu), format_percent(r.flops),
+                         format_bytes(r.peak_bytes), cell(r.file));
   }
+
+  out << "\n## Findings\n\n";
+  bool any_findings = false;
+  for (const auto& r : m.runs) {
+    if (r.findings.empty()) continue;
+    out << "### " << cell(r.label) << "\n\n";
+    for (const auto& f : r.findings) out << "- " << cell(f) << "\n";
+    out << "\n";
+    any_findings = true;
+  }
+  if (!any_findings) out << "Not available: no result carries the figures findings are computed from.\n";
   if (!m.not_run.empty()) {
     out << "\n## Failed, out-of-memory and skipped runs\n\n| run | status | error | recorded in |\n|---|---|---|---|\n";
     for (const auto& n : m.not_run)
@@ -77,17 +113,7 @@ std::string render_markdown(const ReportModel& m) {
   if (const auto rows = gpu_table_rows(m); rows.empty()) {
     out << "Not available: " << kNoGpuReason << ".\n";
   } else {
-    const auto header = gpu_table_header();
-    out << "|";
-    for (const auto& h : header) out << " " << h << " |";
-    out << "\n|---|";
-    for (size_t i = 1; i < header.size(); ++i) out << "---:|";
-    out << "\n";
-    for (const auto& row : rows) {
-      out << "|";
-      for (const auto& c : row) out << " " << cell(c) << " |";
-      out << "\n";
-    }
+    table(gpu_table_header(), rows);
   }
 
   out << "\n## Memory at the peak, by category\n\n";
@@ -108,6 +134,26 @@ std::string render_markdown(const ReportModel& m) {
       out << "\n";
     }
   }
+
+  out << "\n## Memory over an iteration\n\n";
+  bool any_timeline = false;
+  for (const auto& r : m.runs) {
+    const auto& t = r.memory_timeline;
+    if (t.t_s.size() < 2) continue;
+    size_t at = 0;
+    double peak = -1;
+    for (size_t i = 0; i < t.t_s.size(); ++i) {
+      double live = 0;
+      for (const auto& c : t.bytes) live += c[i];
+      if (live > peak) peak = live, at = i;
+    }
+    if (!any_timeline) out << "| configuration | points | span | highest recorded point | at |\n|---|---:|---:|---:|---:|\n";
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.label), t.t_s.size(), format_ms(t.t_s.back() - t.t_s.front()),
+                       format_bytes(static_cast<long long>(peak)), format_ms(t.t_s[at] - t.t_s.front()));
+    any_timeline = true;
+  }
+  if (!any_timeline) out << "Not available: " << kNoMemoryReason << ".\n";
+  else out << "\nThe HTML report (--format html) charts each timeline by category.\n";
 
   out << "\n## Where an iteration's time goes (ms per timed iteration)\n\n";
   bool any_phases = false;
@@ -187,6 +233,10 @@ std::string render_markdown(const ReportModel& m) {
                          format_percent(p.efficiency));
     out << "\n";
   }
+
+  out << "\n## Predictions (tbd predict)\n\n";
+  if (m.predictions.empty()) out << "Not available: " << kNoPredictionReason << ".\n";
+  else table(prediction_table_header(), prediction_table_rows(m));
 
   out << "\n## Run-to-run dispersion of iteration times\n\n";
   if (m.runs.empty()) {

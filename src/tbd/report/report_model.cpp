@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
+#include "tbd/report/compare.h"
+#include "tbd/report/findings.h"
 #include "tbd/report/report_text.h"
 
 namespace tbd {
@@ -69,7 +71,82 @@ RooflineView roofline_view(const nlohmann::json& r) {
   return v;
 }
 
+MemoryTimeline memory_timeline_of(const nlohmann::json& r) {
+  MemoryTimeline t;
+  if (!r.contains("memory") || !r["memory"].is_object() || !r["memory"].contains("timeline")) return t;
+  const auto& tl = r["memory"]["timeline"];
+  if (!tl.contains("t_s") || !tl["t_s"].is_array() || !tl.contains("bytes")) return t;
+  for (const auto& v : tl["t_s"]) t.t_s.push_back(v.is_number() ? v.get<double>() : NAN);
+  for (const auto& c : memory_categories()) {
+    std::vector<double> series(t.t_s.size(), 0.0);
+    if (tl["bytes"].contains(c) && tl["bytes"][c].is_array())
+      for (size_t i = 0; i < series.size() && i < tl["bytes"][c].size(); ++i)
+        series[i] = tl["bytes"][c][i].is_number() ? tl["bytes"][c][i].get<double>() : 0.0;
+    t.bytes.push_back(series);
+  }
+  return t;
+}
+
+void add_predictions(ReportModel& m, const LoadedDocument& doc, const std::string& source) {
+  const std::string file = relative_to(doc.file, source);
+  const std::string base_label = doc.doc.value("base_label", "?");
+  const std::string workload = base_label.substr(0, base_label.find(' '));
+  for (const auto& p : doc.doc["predictions"]) {
+    PredictionRow row{base_label, workload, "", file, p.value("unit", std::string("samples/s"))};
+    const std::string kind = p.value("kind", "");
+    const auto& check = p.value("check", nlohmann::json::object());
+    row.measured = row.error = NAN;
+    if (kind == "data_parallel") {
+      row.ranks = p.value("ranks", 0);
+      row.what = fmt::format("{} data-parallel ranks", row.ranks);
+      row.predicted = number_or_nan(p, "global_samples_per_s");
+      row.speedup = number_or_nan(p, "speedup");
+      row.measured = number_or_nan(check, "measured_global_samples_per_s");
+      row.error = number_or_nan(check, "error");
+    } else if (kind == "class_speedup") {
+      for (const auto& c : p.value("classes", nlohmann::json::array()))
+        row.what += (row.what.empty() ? "" : ", ") + fmt::format("{} {:g}x faster", c.value("class", "?"),
+                                                                 c.value("factor", 0.0));
+      row.predicted = number_or_nan(p, "samples_per_s");
+    } else if (kind == "roofline") {
+      row.what = "every operator at its ceiling";
+      row.predicted = number_or_nan(p, "samples_per_s");
+    } else if (kind == "memory_limit") {
+      row.what = "first batch of the doubling sequence over " + format_bytes(p.value("limit_bytes", -1LL));
+      row.unit = "batch";
+      row.predicted = number_or_nan(p, "first_out_of_memory_doubling");
+      row.measured = number_or_nan(check, "measured_first_out_of_memory_batch");
+      if (std::isfinite(row.measured) && row.measured > 0) row.error = row.predicted / row.measured - 1;
+    } else {
+      continue;
+    }
+    m.predictions.push_back(row);
+  }
+}
+
 }  // namespace
+
+AbView build_ab_view(const ResultSet& base, const ResultSet& candidate, const std::string& base_source,
+                     const std::string& new_source) {
+  const Comparison c = compare_results(base, candidate, CompareOptions{}, base_source, new_source);
+  AbView v;
+  v.base_source = base_source;
+  v.new_source = new_source;
+  for (const auto& r : c.runs) {
+    const auto& s = r.stats;
+    AbRow row{r.label, r.unit, r.verdict};
+    row.base_throughput = s.base_seconds_per_sample > 0 ? 1 / s.base_seconds_per_sample : NAN;
+    row.new_throughput = s.new_seconds_per_sample > 0 ? 1 / s.new_seconds_per_sample : NAN;
+    row.ratio = s.ratio;
+    row.low = s.has_interval ? s.low : NAN;
+    row.high = s.has_interval ? s.high : NAN;
+    v.rows.push_back(row);
+  }
+  v.only_in_base = c.only_in_base;
+  v.only_in_new = c.only_in_new;
+  v.warnings = c.warnings;
+  return v;
+}
 
 const std::vector<std::string>& memory_categories() {
   static const std::vector<std::string> c = {"weights", "weight_gradients", "optimizer_state", "inputs",
@@ -85,7 +162,7 @@ const std::vector<std::string>& report_phases() {
 ReportModel build_report_model(const ResultSet& set, const std::string& source) {
   ReportModel m;
   m.source = source;
-  if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty())
+  if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty() && set.predictions.empty())
     throw Error(source + ": no tbd results here (files with \"schema\": \"tbd.result/1\", tbd.scale/1, tbd.sweep/1 or "
                 "tbd.suite/1); run tbd run --out, tbd sweep or tbd suite first");
   for (const auto& f : set.skipped) m.skipped_files.push_back(relative_to(f, source));
@@ -104,6 +181,15 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     row.throughput = throughput_of(r);
     row.median_s = median_iteration_s(r);
     row.cv = r.contains("summary") ? number_or_nan(r["summary"], "cv") : NAN;
+    row.ci_low = row.ci_high = NAN;
+    if (r.contains("throughput") && r["throughput"].contains("ci95") && r["throughput"]["ci95"].is_array() &&
+        r["throughput"]["ci95"].size() == 2 && r["throughput"]["ci95"][0].is_number() &&
+        r["throughput"]["ci95"][1].is_number()) {
+      // The CI of rank 0's throughput; a distributed run's global figure scales with it.
+      const double scale = row.throughput / r["throughput"].value("samples_per_s", row.throughput);
+      row.ci_low = scale * r["throughput"]["ci95"][0].get<double>();
+      row.ci_high = scale * r["throughput"]["ci95"][1].get<double>();
+    }
     row.cpu = cpu_utilisation(r);
     row.flops = flops_utilisation(r);
     row.peak_bytes = peak_memory_bytes(r);
@@ -131,6 +217,8 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     if (r.contains("phases") && r["phases"].is_object() && r["phases"].contains("iteration_ms"))
       for (const auto& p : report_phases()) row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
     row.roofline = roofline_view(r);
+    row.memory_timeline = memory_timeline_of(r);
+    row.findings = findings_of(r);
     m.runs.push_back(row);
     by_series[configuration_key_without_batch(r)].push_back(&r);
   }
@@ -172,7 +260,7 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     ScaleSeries s;
     s.file = relative_to(doc.file, source);
     s.unit = doc.doc.value("unit", "samples/s");
-    s.label = doc.doc.value("workload", "?");
+    s.label = s.workload = doc.doc.value("workload", "?");
     if (!doc.doc["points"].empty()) {
       const auto& r = doc.doc["points"][0]["result"];
       const auto& o = r["workload"]["options"];
@@ -183,6 +271,7 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
                           number_or_nan(p, "efficiency")});
     m.scales.push_back(s);
   }
+  for (const auto& doc : set.predictions) add_predictions(m, doc, source);
   for (const auto& doc : set.suites)
     for (const auto& r : doc.doc["runs"]) {
       const std::string status = r.value("status", "?");
@@ -207,6 +296,34 @@ std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model) {
                     format_ms(r.device_median_s), format_bytes(r.peak_bytes), format_bytes(r.reserved_bytes),
                     format_percent(r.fragmentation)});
   }
+  return rows;
+}
+
+std::vector<std::string> prediction_table_header() {
+  return {"base", "what", "predicted", "measured (--check)", "error", "file"};
+}
+
+std::vector<std::vector<std::string>> prediction_table_rows(const ReportModel& model) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : model.predictions) {
+    const std::string unit = p.unit == "batch" ? "" : " " + p.unit;
+    rows.push_back({p.base_label, p.what, format_number(p.predicted) + unit,
+                    std::isfinite(p.measured) ? format_number(p.measured) + unit : "not checked",
+                    format_signed_percent(p.error), p.file});
+  }
+  return rows;
+}
+
+std::vector<std::string> ab_table_header() {
+  return {"configuration", "base", "new", "time per sample new/base", "95% CI", "verdict"};
+}
+
+std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : ab.rows)
+    rows.push_back({r.label, format_number(r.base_throughput) + " " + r.unit + "/s",
+                    format_number(r.new_throughput) + " " + r.unit + "/s", fmt::format("{:.3f}", r.ratio),
+                    std::isfinite(r.low) ? fmt::format("[{:.3f}, {:.3f}]", r.low, r.high) : "-", r.verdict});
   return rows;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,18 @@ struct RooflineView {
   double top_headroom_s = 0;
 };
 
+// The memory probe's timeline: live bytes by category (memory_categories()
+// order) at each recorded point of the instrumented iterations.
+struct MemoryTimeline {
+  std::vector<double> t_s;
+  std::vector<std::vector<double>> bytes;  // [category][point]
+};
+
 struct ReportRun {
   std::string label, file, workload, unit;
   long long batch = 0;
   double throughput = 0, median_s = 0, cv = 0, cpu = 0, flops = 0;  // NaN where a probe did not run
+  double ci_low = 0, ci_high = 0;  // the throughput's 95% CI over repetitions; NaN without one
   long long peak_bytes = -1;
   bool partial = false;
   std::vector<double> times;
@@ -37,6 +46,8 @@ struct ReportRun {
   std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
   std::vector<std::pair<std::string, double>> phases_ms;   // phase, ms per iteration (empty: not recorded)
   RooflineView roofline;                                   // judged: false without the probe or its ceilings
+  MemoryTimeline memory_timeline;                          // empty: no memory probe
+  std::vector<std::string> findings;                       // findings_of(result)
   // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
   // utilisation, Kineto kernel-busy share, CUDA-event iteration time, the
   // caching allocator's reserved peak and fragmentation.
@@ -71,8 +82,29 @@ struct ScalePoint {
 };
 
 struct ScaleSeries {  // a tbd.scale/1 file
-  std::string label, file, unit;
+  std::string label, workload, file, unit;
   std::vector<ScalePoint> points;
+};
+
+// One prediction of a tbd.prediction/1 file, with its check when it ran.
+struct PredictionRow {
+  std::string base_label, workload, what, file, unit;
+  int ranks = 0;                  // data-parallel predictions; 0 otherwise
+  double predicted = 0;           // samples/s (global), or the first out-of-memory batch
+  double measured = 0, error = 0; // NaN without a check
+  double speedup = 0;             // data-parallel: predicted global / the base
+};
+
+// `tbd report BASE NEW`: the comparison of the two sets, per configuration.
+struct AbRow {
+  std::string label, unit, verdict;
+  double base_throughput = 0, new_throughput = 0;
+  double ratio = 0, low = 0, high = 0;  // time per sample new / base and its CI (NaN: none)
+};
+struct AbView {
+  std::string base_source, new_source;
+  std::vector<AbRow> rows;
+  std::vector<std::string> only_in_base, only_in_new, warnings;
 };
 
 struct NotRun {  // failed, out-of-memory or skipped runs listed by suite and sweep files
@@ -85,6 +117,8 @@ struct ReportModel {
   std::vector<SweepSeries> sweeps;
   std::vector<SweepSummary> sweep_files;
   std::vector<ScaleSeries> scales;
+  std::vector<PredictionRow> predictions;
+  std::optional<AbView> ab;  // two sources given
   std::vector<NotRun> not_run;
   std::vector<std::string> environments;  // distinct "CPU, cores, LibTorch, threads" lines
   std::vector<std::string> skipped_files;
@@ -92,6 +126,10 @@ struct ReportModel {
 
 // Throws Error when the folder holds no tbd file at all.
 ReportModel build_report_model(const ResultSet& set, const std::string& source);
+// The A/B view of two sets (tbd compare's statistics); throws UsageError
+// when nothing in them can be compared.
+AbView build_ab_view(const ResultSet& base, const ResultSet& candidate, const std::string& base_source,
+                     const std::string& new_source);
 
 std::string render_markdown(const ReportModel& model);
 
@@ -111,6 +149,12 @@ std::string json_for_script(const nlohmann::json& value);
 // when no run used a GPU).
 std::vector<std::string> gpu_table_header();
 std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model);
+
+// The predictions and A/B tables of both renderers.
+std::vector<std::string> prediction_table_header();
+std::vector<std::vector<std::string>> prediction_table_rows(const ReportModel& model);
+std::vector<std::string> ab_table_header();
+std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab);
 
 // The memory categories in the order of DESIGN.md (bottom to top of a stacked bar).
 const std::vector<std::string>& memory_categories();

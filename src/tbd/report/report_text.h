@@ -15,6 +15,8 @@ inline constexpr const char* kNoPhasesReason =
     "no result records phase times (CPU runs of this tbd record them; CUDA runs cannot: their phases are asynchronous)";
 inline constexpr const char* kNoRooflineReason =
     "no run used the roofline probe with measured ceilings (tbd env --peak, then --probes ...,roofline)";
+inline constexpr const char* kNoPredictionReason =
+    "no tbd.prediction/1 file (tbd predict BASE.json --nproc 2 --check --out FILE makes one)";
 inline constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
 
 std::string format_number(double v);          // 4 significant digits, "-" for NaN
