@@ -137,6 +137,11 @@ CoLocated measure_co_located(const nlohmann::json& base, int ranks, int rounds, 
       files.push_back((fs::path(dir) / (name + ".json")).string());
       logs.push_back((fs::path(dir) / (name + ".log")).string());
       std::vector<std::string> args = run_arguments_of(base);
+      // Ranks draw their data from streams seeded by rank (variable-length
+      // workloads meet different lengths at the same step); copies get
+      // seeds of their own for the same reason.
+      for (size_t k = 0; k + 1 < args.size(); ++k)
+        if (args[k] == "--seed") args[k + 1] = std::to_string(std::stoull(args[k + 1]) + static_cast<unsigned long long>(i));
       args.insert(args.end(), {"--probes", "time", "--out", files.back(), "--quiet"});
       commands.push_back(args);
     }
