@@ -26,6 +26,18 @@ std::map<std::string, RooflineStats> units_of(RooflineProbe& probe, const Body& 
   return by_op;
 }
 
+// dlrm's sparse embedding gradients: reading a sparse tensor's size calls
+// operators (_values, _indices) that must not re-enter the observer (it
+// recursed until the stack overflowed).
+TEST(Roofline, SparseTensorsCountValuesAndIndicesWithoutRecursing) {
+  const auto sparse = at::eye(4).to_sparse();  // 4 float values, 2x4 int64 indices
+  RooflineProbe probe;
+  const auto units = units_of(probe, [&] { at::add(sparse, sparse); });
+  double bytes = 0;
+  for (const auto& [op, u] : units) bytes += u.bytes;
+  EXPECT_GE(bytes, 2 * (4 * 4 + 8 * 8.0));  // both sparse inputs read (values and indices), at least
+}
+
 TEST(Roofline, BytesAreInputsReadPlusOutputsWritten) {
   const auto x = at::ones({1000}), y = at::ones({1000}), a = at::ones({64, 32}), b = at::ones({32, 16});
   auto target = at::empty({1000});

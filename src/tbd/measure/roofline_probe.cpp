@@ -22,9 +22,13 @@ std::atomic<RooflineTally*> g_tally{nullptr};
 // Bytes of a tensor's elements (a sparse tensor: its values and indices).
 double tensor_bytes(const at::Tensor& t) {
   if (!t.defined()) return 0;
-  if (t.is_sparse())
+  if (t.is_sparse()) {
+    // _values() and _indices() are operators: called from inside the observer
+    // they would be observed too, and recurse (dlrm's sparse embedding gradients).
+    const at::RecordFunctionGuard not_observed(false);
     return static_cast<double>(t._values().numel() * t._values().element_size() +
                                t._indices().numel() * t._indices().element_size());
+  }
   return static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
 }
 
