@@ -190,6 +190,22 @@ bool any_finite(const nlohmann::json& data) {
   return false;
 }
 
+// Horizontal: per label a floating bar over an interval (null: none) and a
+// point at the figure, the way error bars are drawn without a plugin.
+nlohmann::json interval_chart(const std::vector<std::string>& labels, const nlohmann::json& intervals,
+                              const std::string& interval_label, const nlohmann::json& points,
+                              const std::string& point_label, const std::string& x_title) {
+  return {{"type", "bar"},
+          {"data",
+           {{"labels", labels},
+            {"datasets",
+             {{{"type", "bar"}, {"label", interval_label}, {"data", intervals}, {"backgroundColor", color(0)},
+               {"barPercentage", 0.35}},
+              {{"type", "line"}, {"label", point_label}, {"data", points}, {"showLine", false}, {"pointRadius", 5},
+               {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
+          {"options", {{"indexAxis", "y"}, {"scales", {{"x", {{"title", axis_title(x_title)}}}}}}}};
+}
+
 // Every run's throughput with its 95% CI over repetitions: a floating bar
 // from the CI's low to high end and a point at the measured figure, on a
 // logarithmic axis (the workloads' units differ by orders of magnitude).
@@ -203,18 +219,9 @@ void throughput_section(Page& page, const ReportModel& m) {
     points.push_back(r.throughput);
   }
   if (labels.empty()) return;
-  nlohmann::json config = {
-      {"type", "bar"},
-      {"data",
-       {{"labels", labels},
-        {"datasets",
-         {{{"type", "bar"}, {"label", "95% CI over repetitions"}, {"data", bars}, {"backgroundColor", color(0)},
-           {"barPercentage", 0.35}},
-          {{"type", "line"}, {"label", "throughput"}, {"data", points}, {"showLine", false}, {"pointRadius", 5},
-           {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
-      {"options",
-       {{"indexAxis", "y"},
-        {"scales", {{"x", {{"type", "logarithmic"}, {"title", axis_title("samples/s in each workload's unit")}}}}}}}};
+  nlohmann::json config = interval_chart(labels, bars, "95% CI over repetitions", points, "throughput",
+                                         "samples/s in each workload's unit");
+  config["options"]["scales"]["x"]["type"] = "logarithmic";
   page.chart("Throughput of every run, with its 95% confidence interval", config, bars_height(labels.size()));
 }
 
@@ -276,16 +283,8 @@ void ab_section(Page& page, const ReportModel& m) {
     interval.push_back(std::isfinite(r.low) ? nlohmann::json({100 * (1 / r.high - 1), 100 * (1 / r.low - 1)})
                                             : nlohmann::json(nullptr));
   }
-  nlohmann::json config = {
-      {"type", "bar"},
-      {"data",
-       {{"labels", labels},
-        {"datasets",
-         {{{"type", "bar"}, {"label", "95% CI of the change"}, {"data", interval}, {"backgroundColor", color(0)},
-           {"barPercentage", 0.35}},
-          {{"type", "line"}, {"label", "throughput change"}, {"data", change}, {"showLine", false},
-           {"pointRadius", 5}, {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
-      {"options", {{"indexAxis", "y"}, {"scales", {{"x", {{"title", axis_title("% throughput, new against base")}}}}}}}};
+  const nlohmann::json config = interval_chart(labels, interval, "95% CI of the change", change, "throughput change",
+                                               "% throughput, new against base");
   page.chart("Throughput change per configuration, new against base", config, bars_height(labels.size()));
   page.table(ab_table_header(), ab_table_rows(ab));
   for (const auto& w : ab.warnings) page.paragraph("Warning: " + w);
