@@ -33,7 +33,9 @@ def result(name, batch, unit, base_time, world=1):
             "iterations": times,
             "summary": {"median_s": sorted(times)[5], "cv": 0.03},
             "throughput": {"samples_per_s": batch / (sum(times) / len(times)), "unit": unit,
-                           "ci95": [0.9 * batch / (sum(times) / len(times)), 1.1 * batch / (sum(times) / len(times))]},
+                           "ci95": [0.9 * batch / (sum(times) / len(times)), 1.1 * batch / (sum(times) / len(times))],
+                           "repetitions": [{"samples": 5.0 * batch, "seconds": sum(times[5 * k:5 * k + 5]),
+                                            "samples_per_s": 5.0 * batch / sum(times[5 * k:5 * k + 5])} for k in (0, 1)]},
             "cpu": {"utilisation": 0.5 + 0.1 * batch / 4},
             "flops": {"utilization": {"measured": 0.1 * batch / 4}},
             "memory": {"peak_bytes": sum(breakdown.values()), "breakdown": breakdown,
@@ -105,7 +107,7 @@ grep -q "^- Time: optimizer 38% and backward 29% of the 10.5 ms iteration.$" "$m
   || fail "report.md lacks the phase finding: $(grep -m3 '^- ' "$md")"
 grep -qE '^\| resnet50 tiny b4 fp32 \| 2 data-parallel ranks \| 750 images/s \| 720 images/s \| \+4.2% \|' "$md" \
   || fail "report.md lacks the prediction row: $(grep -A5 '## Predictions' "$md")"
-grep -qE '^\| ncf tiny b256 fp32 \| [0-9.]+ samples/s \| \[[0-9.]+, [0-9.]+\] \|' "$md" \
+grep -qE '^\| ncf tiny b256 fp32 \| [0-9.e+]+ samples/s \| \[[0-9.e+]+, [0-9.e+]+\] \|' "$md" \
   || fail "report.md lacks the throughput CI: $(grep 'ncf tiny' "$md" | head -2)"
 grep -qE '^\| resnet50 tiny b1 fp32 \| 9 \| 8 ms \| ' "$md" || fail "report.md lacks the memory timeline row"
 grep -q "| gpt | failed | out of host memory" "$md" || fail "report.md lacks the failed suite run"
@@ -227,7 +229,7 @@ grep -q "A/B: .*sweep against .*sweep" "$ab_html" || fail "ab.html lacks the A/B
 ab_charts=$(grep -o '<canvas id="chart-' "$ab_html" | wc -l)
 check_rendered "$ab_html" "$ab_charts"
 expect_exit 0 "" -- report "$fixture/sweep" "$fixture/sweep" --format md --out "$WORK/ab.md"
-grep -qE '^\| resnet50 tiny b2 fp32 \| [0-9.]+ images/s \| [0-9.]+ images/s \| 1.000 \|' "$WORK/ab.md" \
+grep -qE '^\| resnet50 tiny b2 fp32 \| [0-9.]+ [a-z]+/s \| [0-9.]+ [a-z]+/s \| 1.000 \|' "$WORK/ab.md" \
   || fail "ab.md lacks the A/B row: $(grep -A5 '## A/B' "$WORK/ab.md")"
 # The hostile name: every chart still draws (unescaped, "<!--<script>" swallowed the drawing code).
 check_rendered "$hostile_html" "$hostile_charts"

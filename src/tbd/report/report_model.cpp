@@ -137,7 +137,7 @@ AbView build_ab_view(const ResultSet& base, const ResultSet& candidate, const st
     AbRow row{r.label, r.unit, r.verdict};
     row.base_throughput = s.base_seconds_per_sample > 0 ? 1 / s.base_seconds_per_sample : NAN;
     row.new_throughput = s.new_seconds_per_sample > 0 ? 1 / s.new_seconds_per_sample : NAN;
-    row.ratio = s.ratio;
+    row.ratio = s.ratio > 0 ? s.ratio : NAN;  // 0: a side had no timed repetition
     row.low = s.has_interval ? s.low : NAN;
     row.high = s.has_interval ? s.high : NAN;
     v.rows.push_back(row);
@@ -322,7 +322,8 @@ std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : ab.rows)
     rows.push_back({r.label, format_number(r.base_throughput) + " " + r.unit + "/s",
-                    format_number(r.new_throughput) + " " + r.unit + "/s", fmt::format("{:.3f}", r.ratio),
+                    format_number(r.new_throughput) + " " + r.unit + "/s",
+                    std::isfinite(r.ratio) ? fmt::format("{:.3f}", r.ratio) : "-",
                     std::isfinite(r.low) ? fmt::format("[{:.3f}, {:.3f}]", r.low, r.high) : "-", r.verdict});
   return rows;
 }
