@@ -23,7 +23,6 @@
 #include "cli/child_run.h"
 #include "cli/commands.h"
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
 #include "tbd/dist/dist_environment.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
@@ -384,8 +383,10 @@ Command add_predict_command(CLI::App& app) {
                 std::map<double, double> measured;
                 for (const auto& m : figures["allreduce"]) measured[m["bytes"].get<double>()] = m["seconds"].get<double>();
                 plan.allreduce_seconds = [measured](double bytes) {
+                  // Every bucket size was measured; a missing one must not pass for a free all-reduce.
                   const auto it = measured.find(bytes);
-                  return it != measured.end() ? it->second : 0.0;
+                  if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
+                  return it->second;
                 };
                 plan.allreduce_source = fmt::format("{} all-reduce of each bucket size measured among {} local ranks",
                                                     figures["backend"].get<std::string>(), a->nproc);

@@ -1,7 +1,5 @@
 #include "tbd/predict/data_parallel_model.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
