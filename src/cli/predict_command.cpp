@@ -20,7 +20,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/byte_size.h"
-#include "cli/child_run.h"
 #include "cli/commands.h"
 #include "tbd/core/error.h"
 #include "tbd/dist/dist_environment.h"
@@ -35,6 +34,7 @@
 #include "tbd/predict/op_speedup_model.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/result_set.h"
+#include "tbd/study/child_run.h"
 
 namespace tbd::cli {
 namespace fs = std::filesystem;

@@ -16,10 +16,10 @@
 #include <sstream>
 
 #include "cli/byte_size.h"
-#include "cli/child_run.h"
-#include "cli/comma_list.h"
+#include "tbd/study/child_run.h"
+#include "tbd/study/comma_list.h"
 #include "cli/commands.h"
-#include "cli/folder_lock.h"
+#include "tbd/study/folder_lock.h"
 #include "tbd/core/error.h"
 #include "tbd/core/registry.h"
 #include "tbd/measure/environment.h"

@@ -5,15 +5,10 @@
 
 #include "tbd/core/error.h"
 #include "tbd/measure/probe.h"
+#include "tbd/study/comma_list.h"
 
 namespace tbd {
 namespace {
-
-std::string join_commas(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const auto& p : parts) text += (text.empty() ? "" : ",") + p;
-  return text;
-}
 
 // The default probes and the operator view.
 std::string preset_probes() { return join_commas(default_probes()) + ",ops"; }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tbd::cli {
+namespace tbd {
 
 struct ChildOutcome {
   int exit_code = 0;   // the child's exit status; 128 + signal when a signal ended it
@@ -34,4 +34,4 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
 // "tbd run W --scale tiny" as one line, for logs and error messages.
 std::string command_line(const std::vector<std::string>& args);
 
-}  // namespace tbd::cli
+}  // namespace tbd

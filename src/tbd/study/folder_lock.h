@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace tbd::cli {
+namespace tbd {
 
 class FolderLock {
  public:
@@ -28,4 +28,4 @@ class FolderLock {
 // Throws UsageError when `dir` exists and is not a folder (`--out file.json`).
 void check_results_folder(const std::string& dir, const std::string& command);
 
-}  // namespace tbd::cli
+}  // namespace tbd

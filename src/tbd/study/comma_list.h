@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tbd::cli {
+namespace tbd {
 
 inline std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -23,4 +23,4 @@ inline std::string join_commas(const std::vector<std::string>& parts) {
   return text;
 }
 
-}  // namespace tbd::cli
+}  // namespace tbd

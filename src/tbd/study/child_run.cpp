@@ -1,4 +1,4 @@
-#include "cli/child_run.h"
+#include "tbd/study/child_run.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -15,7 +15,7 @@
 #include "tbd/core/error.h"
 #include "tbd/measure/interrupt.h"
 
-namespace tbd::cli {
+namespace tbd {
 
 bool ChildOutcome::out_of_memory() const {
   return oom_killed || error.find("out of memory") != std::string::npos ||
@@ -119,4 +119,4 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
   return outcome;
 }
 
-}  // namespace tbd::cli
+}  // namespace tbd

@@ -1,4 +1,4 @@
-#include "cli/folder_lock.h"
+#include "tbd/study/folder_lock.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 
 #include "tbd/core/error.h"
 
-namespace tbd::cli {
+namespace tbd {
 namespace fs = std::filesystem;
 
 namespace {
@@ -77,4 +77,4 @@ void check_results_folder(const std::string& dir, const std::string& command) {
                      (fs::path(dir).parent_path() / fs::path(dir).stem()).string());
 }
 
-}  // namespace tbd::cli
+}  // namespace tbd
