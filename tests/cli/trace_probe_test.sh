@@ -2,20 +2,15 @@
 # CLI: --trace FILE writes a Chrome trace with nested tbd phase events;
 # an unwritable path is a usage error (exit 2) before the run.
 # Usage: trace_probe_test.sh PATH/TO/tbd
-set -u
-TBD=$1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 
-"$TBD" run resnet50 --scale tiny --repeat 1 --iters 1 --warmup 0 --threads 1 --trace /nonexistent-dir/t.json >"$work/out" 2>&1
-[ $? -eq 2 ] || fail "unwritable --trace should exit 2: $(cat "$work/out")"
-grep -q "does not exist" "$work/out" || fail "message: $(cat "$work/out")"
+expect_exit 2 "does not exist" -- run resnet50 --scale tiny --repeat 1 --iters 1 --warmup 0 --threads 1 \
+  --trace /nonexistent-dir/t.json
 
-"$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 1 --threads 1 --trace "$work/t.json" --trace-iters 2 \
-  --out "$work/r.json" >"$work/out" 2>&1 || fail "run failed: $(cat "$work/out")"
-grep -q "trace .*t.json" "$work/out" || fail "summary lacks the trace line: $(cat "$work/out")"
-python3 - "$work/t.json" "$work/r.json" <<'PY' || fail "trace content"
+"$TBD" run resnet50 --scale tiny --repeat 1 --iters 2 --warmup 1 --threads 1 --trace "$WORK/t.json" --trace-iters 2 \
+  --out "$WORK/r.json" >"$WORK/out" 2>&1 || fail "run failed: $(cat "$WORK/out")"
+grep -q "trace .*t.json" "$WORK/out" || fail "summary lacks the trace line: $(cat "$WORK/out")"
+python3 - "$WORK/t.json" "$WORK/r.json" <<'PY' || fail "trace content"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 events = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
@@ -34,4 +29,4 @@ assert inside > 50, inside
 r = json.load(open(sys.argv[2]))
 assert r["trace"]["iterations"] == 2 and r["summary"]["n"] == 2
 PY
-echo ok
+finish
