@@ -24,6 +24,7 @@ nlohmann::json describe(const Workload& w) {
           {"sample_unit", i.sample_unit},
           {"batch_unit", batch_unit_of(i)},
           {"default_batch", i.default_batch},
+          {"lr_reference_batch", i.lr_reference_batch > 0 ? nlohmann::json(i.lr_reference_batch) : nlohmann::json()},
           {"parameters", w.full_scale_parameters(Settings(i.settings, {}, i.name))},
           {"settings", settings}};
 }
@@ -59,6 +60,9 @@ Command add_list_command(CLI::App& app) {
                                w["model"].get<std::string>(), w["dataset"].get<std::string>(),
                                w["sample_unit"].get<std::string>(), w["default_batch"].get<long long>(),
                                w["batch_unit"].get<std::string>(), with_thousands(w["parameters"].get<long long>()));
+      if (w["lr_reference_batch"].is_number())
+        std::cout << fmt::format("  lr scaling  linear: lr is the rate at batch {0}; batch B trains at lr * B / {0}\n",
+                                 w["lr_reference_batch"].get<double>());
       for (const auto& s : w["settings"])
         std::cout << fmt::format("    {:<14} default {:<8} {}\n", s["key"].get<std::string>(),
                                  s["default"].get<std::string>(), s["description"].get<std::string>());

@@ -35,7 +35,17 @@ struct WorkloadInfo {  // shown by `tbd list`, stored in every result
   // utterance lengths), so per-iteration time varies by design and is no
   // sign of a noisy machine (noise_warnings() then judges repetitions only).
   bool variable_shapes = false;
+  // The linear learning-rate scaling rule (Goyal et al. 2017) as data: the
+  // "lr" setting is the rate at this many samples per batch, and a run at
+  // batch B trains at lr * B / lr_reference_batch (scaled_lr()). 0: "lr" is
+  // used as given, whatever the batch.
+  double lr_reference_batch = 0;
 };
+
+// The learning rate a run at `batch_size` trains with under info's scaling rule.
+inline double scaled_lr(const WorkloadInfo& info, double lr, int64_t batch_size) {
+  return info.lr_reference_batch > 0 ? lr * static_cast<double>(batch_size) / info.lr_reference_batch : lr;
+}
 
 inline const std::string& batch_unit_of(const WorkloadInfo& info) {
   return info.batch_unit.empty() ? info.sample_unit : info.batch_unit;
@@ -44,6 +54,7 @@ inline const std::string& batch_unit_of(const WorkloadInfo& info) {
 struct Batch {  // tensors already on the device
   std::vector<torch::Tensor> inputs, targets;
   int64_t samples = 0;  // in the workload's sample_unit
+  double audio_seconds = 0;  // speech: seconds of audio the batch holds (audio s/s = this / step time)
 };
 
 struct StepOutput {

@@ -25,6 +25,20 @@ class BatchPool {
   size_t next_ = 0;
 };
 
+// Distinct batches in a synthetic pool: consecutive iterations never see the
+// same tensors, and the pool stays small enough to keep on the device.
+constexpr int kSyntheticPoolBatches = 4;
+
+// A pool of kSyntheticPoolBatches batches, each from one call of make_batch()
+// (which draws from the workload's own seeded generator, so the same seed
+// gives the same pool).
+template <class MakeBatch>
+BatchPool synthetic_pool(MakeBatch make_batch) {
+  std::vector<Batch> batches;
+  for (int i = 0; i < kSyntheticPoolBatches; ++i) batches.push_back(make_batch());
+  return BatchPool(std::move(batches));
+}
+
 // Moves CPU tensors to the device; pinned and asynchronous towards CUDA.
 torch::Tensor to_device(const torch::Tensor& t, c10::Device device);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "tbd/core/error.h"
+#include "tbd/data/batch_pool.h"
 #include "tbd/data/dataset_paths.h"
 
 namespace tbd {
@@ -116,6 +117,14 @@ CriteoBatch CriteoBatches::make(int64_t) {
     ++rows_in_pass_;
   }
   return b;
+}
+
+Batch to_training_batch(const CriteoBatch& b, c10::Device device) {
+  Batch batch;
+  batch.inputs = {to_device(b.dense, device), to_device(b.sparse, device)};
+  batch.targets = {to_device(b.labels, device)};
+  batch.samples = b.labels.size(0);
+  return batch;
 }
 
 }  // namespace tbd

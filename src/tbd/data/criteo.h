@@ -17,6 +17,8 @@
 
 namespace tbd {
 
+struct Batch;  // tbd/core/workload.h
+
 constexpr int kCriteoDense = 13;
 constexpr int kCriteoSparse = 26;
 
@@ -25,6 +27,9 @@ struct CriteoBatch {
   torch::Tensor sparse;  // [B, 26] int64, id mod table size
   torch::Tensor labels;  // [B] float 0/1
 };
+
+// The batch as DLRM trains on it: inputs dense, sparse; target labels; on `device`.
+Batch to_training_batch(const CriteoBatch& b, c10::Device device);
 
 // One line into row `row` of the batch's tensors; throws Error naming
 // `where` (file:line) when the line is malformed.

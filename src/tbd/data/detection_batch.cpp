@@ -59,4 +59,10 @@ Batch make_detection_batch(const std::vector<LabelledImage>& samples, const Dete
   return batch;
 }
 
+Batch to_training_batch(Batch host, c10::Device device) {
+  host.inputs[0] = to_device(host.inputs[0], device);
+  for (auto& t : host.targets) t = to_device(t, device);
+  return host;
+}
+
 }  // namespace tbd

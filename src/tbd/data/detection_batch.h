@@ -36,4 +36,8 @@ LabelledImage resize_for_detection(const LabelledImage& sample, const DetectionS
 Batch make_detection_batch(const std::vector<LabelledImage>& samples, const DetectionSizes& sizes,
                            c10::Device device);
 
+// A detection batch read on the host, moved to `device`: the images and every
+// image's boxes and labels; the image sizes (inputs[1]) stay on the host.
+Batch to_training_batch(Batch host, c10::Device device);
+
 }  // namespace tbd

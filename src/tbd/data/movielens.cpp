@@ -13,6 +13,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
+#include "tbd/data/batch_pool.h"
 #include "tbd/data/dataset_paths.h"
 
 namespace tbd {
@@ -179,6 +180,14 @@ InteractionBatch InteractionBatches::make(int64_t batch_index) {
     labels[i] = 0;
   }
   return b;
+}
+
+Batch to_training_batch(const InteractionBatch& b, c10::Device device) {
+  Batch batch;
+  batch.inputs = {to_device(b.users, device), to_device(b.items, device)};
+  batch.targets = {to_device(b.labels, device)};
+  batch.samples = b.users.size(0);
+  return batch;
 }
 
 }  // namespace tbd

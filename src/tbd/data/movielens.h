@@ -17,6 +17,8 @@
 
 namespace tbd {
 
+struct Batch;  // tbd/core/workload.h
+
 class MovieLensRatings {
  public:
   // Reads the whole file. An optional header line is checked to be
@@ -45,6 +47,9 @@ struct InteractionBatch {
   torch::Tensor users, items;  // [B] int64
   torch::Tensor labels;        // [B] float: 1 for a rating, 0 for a sampled negative
 };
+
+// The batch as NCF trains on it: inputs users, items; target labels; on `device`.
+Batch to_training_batch(const InteractionBatch& b, c10::Device device);
 
 // Training samples as NCF makes them: each positive (in a seeded shuffle per
 // epoch) followed by `negatives` items the user did not rate, drawn

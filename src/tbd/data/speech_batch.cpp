@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tbd/data/batch_pool.h"
+
 namespace tbd {
 
 const std::string& speech_alphabet() {
@@ -41,6 +43,15 @@ SpeechBatch collate_speech(const std::vector<torch::Tensor>& spectrograms,
     for (int64_t c : t) targets[at++] = c;
   }
   b.audio_seconds = audio_seconds;
+  return b;
+}
+
+Batch to_training_batch(const SpeechBatch& s, c10::Device device) {
+  Batch b;
+  b.inputs = {to_device(s.features, device), s.frames};
+  b.targets = {to_device(s.targets, device), s.target_lengths};
+  b.samples = s.frames.size(0);
+  b.audio_seconds = s.audio_seconds;
   return b;
 }
 

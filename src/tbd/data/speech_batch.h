@@ -12,6 +12,8 @@
 
 namespace tbd {
 
+struct Batch;  // tbd/core/workload.h
+
 // "_'ABCDEFGHIJKLMNOPQRSTUVWXYZ " : blank, apostrophe, letters, space.
 const std::string& speech_alphabet();
 // The id of a transcript character (lower case folds to upper); nullopt if
@@ -25,6 +27,10 @@ struct SpeechBatch {
   torch::Tensor target_lengths;  // [B] int64
   double audio_seconds = 0;      // total audio in the batch
 };
+
+// inputs features (on `device`), frames; targets transcripts (on `device`),
+// their lengths. Lengths stay on the host: packing and CTC read them there.
+Batch to_training_batch(const SpeechBatch& s, c10::Device device);
 
 // spectrograms: [161, T_i] each; transcripts: character ids each.
 SpeechBatch collate_speech(const std::vector<torch::Tensor>& spectrograms,

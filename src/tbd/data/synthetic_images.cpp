@@ -7,15 +7,13 @@ namespace tbd {
 BatchPool synthetic_image_batches(int64_t batch_size, int64_t classes, int image_size, uint64_t seed,
                                   c10::Device device) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  std::vector<Batch> pool;
-  for (int i = 0; i < 4; ++i) {
+  return synthetic_pool([&] {
     Batch b;
     b.inputs = {torch::randn({batch_size, 3, image_size, image_size}, gen).to(device)};
     b.targets = {torch::randint(classes, {batch_size}, gen, torch::kInt64).to(device)};
     b.samples = batch_size;
-    pool.push_back(std::move(b));
-  }
-  return BatchPool(std::move(pool));
+    return b;
+  });
 }
 
 }  // namespace tbd

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tbd/data/batch_pool.h"
+
 namespace tbd {
 
 TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
@@ -57,5 +59,15 @@ TranslationBatches::TranslationBatches(std::shared_ptr<const SentencePairs> pair
         return make_translation_batch(*pairs_, plan_.batch(shard.global_batch(k)), ids_);
       },
                   workers, 2 * workers) {}
+
+Batch to_training_batch(const TranslationBatch& b, c10::Device device, SourceLengthsOn lengths) {
+  Batch batch;
+  batch.inputs = {to_device(b.source, device),
+                  lengths == SourceLengthsOn::host ? b.source_lengths : to_device(b.source_lengths, device),
+                  to_device(b.target_input, device)};
+  batch.targets = {to_device(b.target_output, device)};
+  batch.samples = b.target_tokens;
+  return batch;
+}
 
 }  // namespace tbd

@@ -15,6 +15,8 @@
 
 namespace tbd {
 
+struct Batch;  // tbd/core/workload.h
+
 struct TranslationBatch {  // int64 tensors on the CPU, <pad> after each sentence
   torch::Tensor source;          // [B, S]
   torch::Tensor source_lengths;  // [B] real tokens per source row
@@ -22,6 +24,14 @@ struct TranslationBatch {  // int64 tensors on the CPU, <pad> after each sentenc
   torch::Tensor target_output;   // [B, T] w1 … wn </s>
   int64_t target_tokens = 0;     // non-padding positions of target_output (what the loss counts)
 };
+
+// Where a translation batch's source lengths go: an LSTM's sequence packing
+// reads them on the host, attention masks want them on the device.
+enum class SourceLengthsOn { host, device };
+
+// inputs source, source_lengths, target_input; target target_output; samples:
+// target tokens. Everything on `device` but the lengths, which go to `lengths`.
+Batch to_training_batch(const TranslationBatch& b, c10::Device device, SourceLengthsOn lengths);
 
 struct SpecialIds {
   int64_t bos, eos, pad;  // of the target vocabulary

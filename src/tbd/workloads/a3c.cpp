@@ -19,7 +19,7 @@
 namespace tbd {
 namespace {
 
-nn::AtariNetConfig network_for(Scale scale, int64_t actions) {
+nn::AtariNetConfig config_for(Scale scale, int64_t actions) {
   nn::AtariNetConfig c;
   c.actions = actions;
   if (scale == Scale::tiny) c.conv1 = 4, c.conv2 = 8, c.hidden = 32;  // same layers, narrower
@@ -31,36 +31,34 @@ int64_t actions_of(const std::string& game) { return envs::make_game(game)->acti
 class A3C final : public Workload {
  public:
   const WorkloadInfo& info() const override {
-    static const WorkloadInfo info = [] {
-      WorkloadInfo i{
-          "a3c",
-          "deep reinforcement learning",
-          "A3C (Mnih et al. 2016): conv 16 8x8/4, conv 32 4x4/2, fc 256, policy and value heads on 84x84x4 "
-          "frames; asynchronous worker threads (hogwild), shared RMSprop",
-          "built-in Atari-like games (pong, breakout) rendered to 84x84 grayscale frames; no emulator or ROMs",
-          "frames",
-          8,
-          {envs_setting(),
-           integer_setting("t_max", 20, 1, 10000,
-                           "agent steps per rollout (n-step return); unset: 20 at full scale, 5 at small and tiny"),
-           real_setting("lr", 7e-4, 0.0, 1.0, "shared RMSprop learning rate (alpha 0.99, eps 0.1)"),
-           real_setting("gamma", 0.99, 0.0, 1.0, "discount factor"),
-           real_setting("entropy", 0.01, 0.0, 10.0, "entropy bonus weight"),
-           integer_setting("worker_threads", 0, 0, 1024,
-                           "intra-op threads of each worker; 0: max(1, --threads / workers)")}};
-      i.data_parallel_refusal =
-          "A3C is already parallel: its workers (--batch-size of them, default 8) are threads that update one "
-          "shared model asynchronously (hogwild) inside one process; averaging gradients across processes would "
-          "make it synchronous, a different algorithm (A2C). Run it without --nproc, torchrun or Slurm tasks, "
-          "and give more workers with --batch-size";
-      i.batch_unit = "worker threads";
-      return i;
-    }();
+    static const WorkloadInfo info{
+        .name = "a3c",
+        .domain = "deep reinforcement learning",
+        .model = "A3C (Mnih et al. 2016): conv 16 8x8/4, conv 32 4x4/2, fc 256, policy and value heads on 84x84x4 "
+                 "frames; asynchronous worker threads (hogwild), shared RMSprop",
+        .dataset = "built-in Atari-like games (pong, breakout) rendered to 84x84 grayscale frames; no emulator or ROMs",
+        .sample_unit = "frames",
+        .default_batch = 8,
+        .settings = {envs_setting(),
+                     integer_setting("t_max", 20, 1, 10000,
+                                     "agent steps per rollout (n-step return); unset: 20 at full scale, 5 at small "
+                                     "and tiny"),
+                     real_setting("lr", 7e-4, 0.0, 1.0, "shared RMSprop learning rate (alpha 0.99, eps 0.1)"),
+                     real_setting("gamma", 0.99, 0.0, 1.0, "discount factor"),
+                     real_setting("entropy", 0.01, 0.0, 10.0, "entropy bonus weight"),
+                     integer_setting("worker_threads", 0, 0, 1024,
+                                     "intra-op threads of each worker; 0: max(1, --threads / workers)")},
+        .data_parallel_refusal =
+            "A3C is already parallel: its workers (--batch-size of them, default 8) are threads that update one "
+            "shared model asynchronously (hogwild) inside one process; averaging gradients across processes would "
+            "make it synchronous, a different algorithm (A2C). Run it without --nproc, torchrun or Slurm tasks, "
+            "and give more workers with --batch-size",
+        .batch_unit = "worker threads"};
     return info;
   }
 
   int64_t full_scale_parameters(const Settings& settings) const override {
-    return nn::atari_net_parameters(network_for(Scale::full, actions_of(settings.text("game"))));
+    return nn::atari_net_parameters(config_for(Scale::full, actions_of(settings.text("game"))));
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
@@ -73,7 +71,7 @@ class A3C final : public Workload {
     game_ = settings.text("game");
     rl::A3CTrainerConfig c;
     c.workers = static_cast<int>(options.batch_size);
-    c.net = network_for(options.scale, actions_of(game_));
+    c.net = config_for(options.scale, actions_of(game_));
     const bool t_max_given = options.settings.count("t_max") > 0;
     c.a3c.t_max = static_cast<int>(t_max_given || options.scale == Scale::full ? settings.integer("t_max") : 5);
     c.a3c.gamma = settings.real("gamma");

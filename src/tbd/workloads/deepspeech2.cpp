@@ -8,27 +8,26 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <optional>
 
 #include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/librispeech.h"
 #include "tbd/data/spectrogram.h"
 #include "tbd/nn/deepspeech2.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
 namespace {
 
-struct ScaleShape {
+struct ScaleConfig {
   nn::DeepSpeech2Config model;
   double min_seconds, max_seconds;  // synthetic utterance durations
 };
 
-ScaleShape shape_for(Scale scale) {
-  ScaleShape s{{}, 4.0, 16.0};  // full: 7 × 1760 GRUs; LibriSpeech-like 4–16 s utterances
+ScaleConfig config_for(Scale scale) {
+  ScaleConfig s{{}, 4.0, 16.0};  // full: 7 × 1760 GRUs; LibriSpeech-like 4–16 s utterances
   if (scale == Scale::small) {
     s.model.rnn_layers = 3;  // 12.2M parameters instead of 256M: trainable on a CPU
     s.model.rnn_hidden = 512;
@@ -47,61 +46,49 @@ ScaleShape shape_for(Scale scale) {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kCharactersPerSecond = 14.0;  // LibriSpeech's read speech, roughly
 
-class DeepSpeech2 final : public Workload {
+class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "deepspeech2",
-        "speech recognition",
-        "Deep Speech 2: 2 conv + 7 bidirectional GRU x 1760, CTC over 29 characters (Amodei et al. 2016)",
-        "LibriSpeech-like: synthetic audio, or a LibriSpeech-style folder (--data DIR: *.trans.txt, "
-        "FLAC/WAV at 16 kHz)",
-        "utterances",
-        8,
-        {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
-         real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
-         real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")},
-        /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"",
-        /*variable_shapes=*/true};
+        .name = "deepspeech2",
+        .domain = "speech recognition",
+        .model = "Deep Speech 2: 2 conv + 7 bidirectional GRU x 1760, CTC over 29 characters (Amodei et al. 2016)",
+        .dataset = "LibriSpeech-like: synthetic audio, or a LibriSpeech-style folder (--data DIR: *.trans.txt, "
+                   "FLAC/WAV at 16 kHz)",
+        .sample_unit = "utterances",
+        .default_batch = 8,
+        .settings = {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
+                     real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
+                     real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")},
+        .variable_shapes = true};
     return info;
   }
 
   int64_t full_scale_parameters(const Settings&) const override {
-    return nn::deepspeech2_parameters(shape_for(Scale::full).model);  // closed form: 256M, 1 GB
+    return nn::deepspeech2_parameters(config_for(Scale::full).model);  // closed form: 256M, 1 GB
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
-    shape_ = shape_for(options.scale);
+    scale_ = config_for(options.scale);
     max_grad_norm_ = settings.real("max_grad_norm");
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      real_data_.emplace(folder, options.batch_size, options.seed, options.data_workers,
-                         Shard{options.rank, options.world_size});
+      batches_ = read_dataset<LibriSpeechBatches>(device, folder, options.batch_size, options.seed,
+                                                  options.data_workers, Shard{options.rank, options.world_size});
     } else {
-      make_synthetic(options.batch_size, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
-    model_ = nn::DeepSpeech2(shape_.model);
-    model_->to(device);
-    model_->train();
+    place(nn::DeepSpeech2(scale_.model), device);
     optimizer_ = make_sgd(
         model_->parameters(),
         torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true), options.optimizer_impl);
   }
 
   Batch next_batch() override {
-    double seconds = 0;
-    Batch batch;
-    if (real_data_) {
-      batch = to_batch(real_data_->next(), seconds);
-    } else {
-      batch = pool_[next_ % pool_.size()];
-      seconds = pool_seconds_[next_ % pool_.size()];
-      ++next_;
-    }
-    audio_seconds_ += seconds;
+    Batch batch = Recipe::next_batch();
+    audio_seconds_ += batch.audio_seconds;
     utterances_ += batch.samples;
     return batch;
   }
@@ -121,45 +108,33 @@ class DeepSpeech2 final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   // Audio seconds per second = samples_per_s × audio_seconds_per_utterance
   // (the mean over every batch handed out in this run).
   nlohmann::json configuration() const override {
-    return {{"frequency_bins", shape_.model.frequency_bins},
-            {"rnn_layers", shape_.model.rnn_layers},
-            {"rnn_hidden", shape_.model.rnn_hidden},
-            {"conv_channels", shape_.model.conv_channels},
-            {"classes", shape_.model.classes},
+    return {{"frequency_bins", scale_.model.frequency_bins},
+            {"rnn_layers", scale_.model.rnn_layers},
+            {"rnn_hidden", scale_.model.rnn_hidden},
+            {"conv_channels", scale_.model.conv_channels},
+            {"classes", scale_.model.classes},
             {"audio_seconds_per_utterance",
              utterances_ > 0 ? audio_seconds_ / static_cast<double>(utterances_) : 0.0}};
   }
 
  private:
-  Batch to_batch(const SpeechBatch& s, double& seconds) const {
-    Batch b;
-    // Lengths stay on the CPU: packing and CTC read them there.
-    b.inputs = {to_device(s.features, device_), s.frames};
-    b.targets = {to_device(s.targets, device_), s.target_lengths};
-    b.samples = s.frames.size(0);
-    seconds = s.audio_seconds;
-    return b;
-  }
-
   // Audio-like waveforms put through the same spectrogram as real audio: a
   // voiced source (a slowly gliding 100–250 Hz pitch with five decaying
   // harmonics) under a 4 Hz syllable envelope, plus noise; durations spread
   // uniformly over the scale's range; transcripts of random characters at
   // about 14 per second.
-  void make_synthetic(int64_t batch_size, uint64_t seed) {
+  BatchPool synthetic_batches(int64_t batch_size, uint64_t seed) const {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xa0d10));
     auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * torch::rand({1}, gen).item<double>(); };
-    for (int i = 0; i < 4; ++i) {
+    return synthetic_pool([&] {
       std::vector<torch::Tensor> spectrograms;
       std::vector<std::vector<int64_t>> transcripts;
       double seconds = 0;
       for (int64_t u = 0; u < batch_size; ++u) {
-        const double duration = uniform(shape_.min_seconds, shape_.max_seconds);
+        const double duration = uniform(scale_.min_seconds, scale_.max_seconds);
         const int64_t n = static_cast<int64_t>(duration * kSpeechSampleRate);
         seconds += static_cast<double>(n) / kSpeechSampleRate;
         auto t = torch::arange(n, torch::kDouble) / static_cast<double>(kSpeechSampleRate);
@@ -171,24 +146,15 @@ class DeepSpeech2 final : public Workload {
         wave = wave * envelope + 0.01 * torch::randn({n}, gen, torch::kDouble);
         spectrograms.push_back(log_spectrogram(wave.to(torch::kFloat)));
         const int64_t chars = std::max<int64_t>(1, std::lround(duration * kCharactersPerSecond));
-        auto ids = torch::randint(1, shape_.model.classes, {chars}, gen, torch::kInt64);
+        auto ids = torch::randint(1, scale_.model.classes, {chars}, gen, torch::kInt64);
         transcripts.emplace_back(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + chars);
       }
-      double unused = 0;
-      pool_.push_back(to_batch(collate_speech(spectrograms, transcripts, seconds), unused));
-      pool_seconds_.push_back(seconds);
-    }
+      return to_training_batch(collate_speech(spectrograms, transcripts, seconds), device_);
+    });
   }
 
-  torch::Device device_{torch::kCPU};
-  ScaleShape shape_;
+  ScaleConfig scale_;
   double max_grad_norm_ = 400;
-  nn::DeepSpeech2 model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::optional<LibriSpeechBatches> real_data_;
-  std::vector<Batch> pool_;  // synthetic batches, resident on the device, handed out in turn
-  std::vector<double> pool_seconds_;
-  size_t next_ = 0;
   double audio_seconds_ = 0;
   int64_t utterances_ = 0;
 };

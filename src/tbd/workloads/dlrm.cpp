@@ -10,14 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <new>
-#include <optional>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/criteo.h"
 #include "tbd/nn/dlrm.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -39,21 +38,21 @@ nn::DLRMConfig config_for(Scale scale, int64_t max_rows) {
   return c;
 }
 
-class DLRM final : public Workload {
+class DLRM final : public Recipe<nn::DLRM> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "dlrm",
-        "recommendation",
-        "DLRM, Criteo Kaggle config: 26 tables x 16, MLPs 13-512-256-64-16 / 512-256-1, dot "
-        "interaction, SGD (Naumov et al. 2019)",
-        "Criteo Kaggle click logs: synthetic with skewed ids, or a Criteo TSV (--data train.txt)",
-        "samples",
-        128,
-        {real_setting("lr", 0.1, 0.0, 1e6, "SGD learning rate"),
-         integer_setting("max_rows", 0, 0, int64_t{1} << 40,
-                         "cap every embedding table at this many rows (0: the Kaggle sizes); ids "
-                         "are taken modulo the table size")}};
+        .name = "dlrm",
+        .domain = "recommendation",
+        .model = "DLRM, Criteo Kaggle config: 26 tables x 16, MLPs 13-512-256-64-16 / 512-256-1, dot "
+                 "interaction, SGD (Naumov et al. 2019)",
+        .dataset = "Criteo Kaggle click logs: synthetic with skewed ids, or a Criteo TSV (--data train.txt)",
+        .sample_unit = "samples",
+        .default_batch = 128,
+        .settings = {real_setting("lr", 0.1, 0.0, 1e6, "SGD learning rate"),
+                     integer_setting("max_rows", 0, 0, int64_t{1} << 40,
+                                     "cap every embedding table at this many rows (0: the Kaggle sizes); ids "
+                                     "are taken modulo the table size")}};
     return info;
   }
 
@@ -68,8 +67,7 @@ class DLRM final : public Workload {
     max_rows_ = settings.integer("max_rows");
     config_ = config_for(options.scale, max_rows_);
     try {
-      model_ = nn::DLRM(config_);
-      model_->to(device);
+      place(nn::DLRM(config_), device);
     } catch (const std::exception& e) {
       const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
                        dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
@@ -80,26 +78,14 @@ class DLRM final : public Workload {
                   "weights) on " + options.device + ": cap the tables with --set max_rows=N "
                   "(e.g. 1000000), or use --scale small");
     }
-    model_->train();
-    optimizer_ = make_sgd(model_->parameters(),
-                                                     torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
+    optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
     if (!options.data_path.empty()) {
       // Rank r of W reads the file's data lines r, r+W, ...
-      real_data_.emplace(options.data_path, config_.table_sizes, options.batch_size,
-                         Shard{options.rank, options.world_size});
+      batches_ = read_dataset<CriteoBatches>(device, options.data_path, config_.table_sizes, options.batch_size,
+                                             Shard{options.rank, options.world_size});
     } else {
-      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    CriteoBatch b = real_data_->next();
-    Batch batch;
-    batch.inputs = {to_device(b.dense, device_), to_device(b.sparse, device_)};
-    batch.targets = {to_device(b.labels, device_)};
-    batch.samples = b.labels.size(0);
-    return batch;
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -114,8 +100,6 @@ class DLRM final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
     return {{"max_rows", max_rows_},
             {"table_sizes", config_.table_sizes},
@@ -129,10 +113,9 @@ class DLRM final : public Workload {
   // reader does; ids from a power law over ranks (P(rank r) ∝ 1/r, as click
   // logs' categorical values), the hot ranks scattered over the table by a
   // multiplicative hash; labels with Criteo Kaggle's 25.6% click rate.
-  BatchPool make_synthetic(int64_t batch_size, uint64_t seed) const {
+  BatchPool synthetic_batches(int64_t batch_size, uint64_t seed) const {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xd1e));
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) {
+    return synthetic_pool([&] {
       auto counts = torch::floor(torch::exp(torch::randn({batch_size, kCriteoDense}, gen) * 1.5 + 1.0));
       std::vector<torch::Tensor> ids;
       for (int64_t rows : config_.table_sizes) {
@@ -144,18 +127,12 @@ class DLRM final : public Workload {
       b.inputs = {torch::log1p(counts).to(device_), torch::stack(ids, 1).to(device_)};
       b.targets = {torch::bernoulli(torch::full({batch_size}, 0.256), gen).to(device_)};
       b.samples = batch_size;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
+      return b;
+    });
   }
 
-  torch::Device device_{torch::kCPU};
   int64_t max_rows_ = 0;
   nn::DLRMConfig config_;
-  nn::DLRM model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::optional<CriteoBatches> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

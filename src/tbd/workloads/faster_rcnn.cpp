@@ -4,16 +4,15 @@
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/detection_batch.h"
 #include "tbd/data/synthetic_detection.h"
 #include "tbd/data/voc_batches.h"
 #include "tbd/nn/faster_rcnn.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -22,7 +21,7 @@ namespace {
 constexpr int64_t kVocClasses = 21;  // 20 object classes + background
 constexpr int64_t kCalibrationImages = 8;
 
-struct ScaleShape {
+struct ScaleConfig {
   nn::FasterRcnnConfig model;
   DetectionSizes sizes;
   int64_t synthetic_long_side;  // of the raw synthetic pictures, before resizing
@@ -35,8 +34,8 @@ nn::FasterRcnnConfig published(const Settings& settings) {
   return c;
 }
 
-ScaleShape shape_for(Scale scale, const Settings& settings) {
-  ScaleShape s{published(settings), {600, 1000}, 500};
+ScaleConfig config_for(Scale scale, const Settings& settings) {
+  ScaleConfig s{published(settings), {600, 1000}, 500};
   switch (scale) {
     case Scale::full: break;
     case Scale::small: s.sizes = {300, 500}; break;  // the published network, a quarter of the pixels
@@ -57,20 +56,21 @@ ScaleShape shape_for(Scale scale, const Settings& settings) {
   return s;
 }
 
-class FasterRcnnWorkload final : public Workload {
+class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "faster_rcnn",
-        "object detection",
-        "Faster R-CNN, ResNet-FPN backbone with frozen batch norm (Ren et al. 2015; torchvision recipe)",
-        "Pascal VOC: synthetic images with boxes, or a VOC folder (--data DIR)",
-        "images",
-        2,
-        {choice_setting("backbone", "resnet101", {"resnet101", "resnet50"}, "ResNet depth of the FPN backbone"),
-         real_setting("lr", 0.02, 0.0, 1e12, "learning rate at batch 16, scaled linearly with the batch size"),
-         real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
-         real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")}};
+        .name = "faster_rcnn",
+        .domain = "object detection",
+        .model = "Faster R-CNN, ResNet-FPN backbone with frozen batch norm (Ren et al. 2015; torchvision recipe)",
+        .dataset = "Pascal VOC: synthetic images with boxes, or a VOC folder (--data DIR)",
+        .sample_unit = "images",
+        .default_batch = 2,
+        .settings = {choice_setting("backbone", "resnet101", {"resnet101", "resnet50"}, "ResNet depth of the FPN backbone"),
+                     real_setting("lr", 0.02, 0.0, 1e12, "learning rate at batch 16, scaled linearly with the batch size"),
+                     real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
+                     real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
+        .lr_reference_batch = 16};  // torchvision's detection recipe: 0.02 for 16 images
     return info;
   }
 
@@ -85,7 +85,7 @@ class FasterRcnnWorkload final : public Workload {
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
-    shape_ = shape_for(options.scale, settings);
+    scale_ = config_for(options.scale, settings);
     backbone_ = settings.text("backbone");
     // Frozen batch-norm statistics come from images all ranks agree on (the
     // run seed's or the dataset's first, not the rank's data stream), so
@@ -99,21 +99,19 @@ class FasterRcnnWorkload final : public Workload {
       std::vector<LabelledImage> first;
       for (int64_t i = 0; i < calibration_images; ++i)
         first.push_back(to_labelled_image(voc->read(static_cast<size_t>(i % images_in_dataset_))));
-      calibration = make_detection_batch(first, shape_.sizes, device);
-      real_data_.emplace(voc, options.batch_size, shape_.sizes, options.seed, options.data_workers,
-                         Shard{options.rank, options.world_size});
+      calibration = make_detection_batch(first, scale_.sizes, device);
+      batches_ = read_dataset<VocBatches>(device, voc, options.batch_size, scale_.sizes, options.seed,
+                                          options.data_workers, Shard{options.rank, options.world_size});
     } else {
-      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
       auto generator = at::make_generator<at::CPUGeneratorImpl>(derive_seed(options.seed, 0xca1b));
       calibration = synthetic_batch(calibration_images, generator);
     }
 
-    model_ = nn::FasterRcnn(shape_.model);
-    model_->to(device);
-    model_->train();
+    place(nn::FasterRcnn(scale_.model), device);
     model_->calibrate(calibration.inputs[0]);
 
-    lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 16.0;
+    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
     std::vector<torch::Tensor> trainable;
     for (auto& p : model_->parameters())
       if (p.requires_grad()) trainable.push_back(p);
@@ -121,14 +119,6 @@ class FasterRcnnWorkload final : public Workload {
         trainable, torch::optim::SGDOptions(lr_)
                        .momentum(settings.real("momentum"))
                        .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    Batch b = real_data_->next();
-    b.inputs[0] = to_device(b.inputs[0], device_);  // image sizes stay on the host
-    for (auto& t : b.targets) t = to_device(t, device_);
-    return b;
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -150,16 +140,14 @@ class FasterRcnnWorkload final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
-    const auto& m = shape_.model;
+    const auto& m = scale_.model;
     std::vector<double> anchors;
     for (const auto& level : m.anchor_sizes) anchors.insert(anchors.end(), level.begin(), level.end());
     return {{"backbone", backbone_},
             {"classes", m.classes},
-            {"min_size", shape_.sizes.min_size},
-            {"max_size", shape_.sizes.max_size},
+            {"min_size", scale_.sizes.min_size},
+            {"max_size", scale_.sizes.max_size},
             {"anchor_sizes", anchors},
             {"aspect_ratios", m.aspect_ratios},
             {"rpn_pre_nms_top_n", m.rpn.pre_nms_top_n},
@@ -167,7 +155,7 @@ class FasterRcnnWorkload final : public Workload {
             {"rpn_samples_per_image", m.rpn.samples_per_image},
             {"roi_samples_per_image", m.heads.samples_per_image},
             {"effective_lr", lr_},
-            {"data", real_data_ ? "pascal_voc" : "synthetic"},
+            {"data", batches_.reads_dataset() ? "pascal_voc" : "synthetic"},
             {"images_in_dataset", images_in_dataset_}};
   }
 
@@ -175,25 +163,18 @@ class FasterRcnnWorkload final : public Workload {
   Batch synthetic_batch(int64_t batch_size, at::Generator& generator) const {
     std::vector<LabelledImage> images;
     for (int64_t i = 0; i < batch_size; ++i)
-      images.push_back(synthetic_detection_image(generator, shape_.synthetic_long_side, shape_.model.classes));
-    return make_detection_batch(images, shape_.sizes, device_);
+      images.push_back(synthetic_detection_image(generator, scale_.synthetic_long_side, scale_.model.classes));
+    return make_detection_batch(images, scale_.sizes, device_);
   }
 
-  BatchPool make_synthetic(int64_t batch_size, uint64_t seed) const {
+  BatchPool synthetic_batches(int64_t batch_size, uint64_t seed) const {
     auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) pool.push_back(synthetic_batch(batch_size, generator));
-    return BatchPool(std::move(pool));
+    return synthetic_pool([&] { return synthetic_batch(batch_size, generator); });
   }
 
-  torch::Device device_{torch::kCPU};
-  ScaleShape shape_{};
+  ScaleConfig scale_{};
   std::string backbone_;
   double lr_ = 0;
-  nn::FasterRcnn model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  BatchPool synthetic_;
-  std::optional<VocBatches> real_data_;
   int64_t images_in_dataset_ = 0;  // 0: synthetic
 };
 

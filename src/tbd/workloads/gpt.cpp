@@ -7,16 +7,15 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
 
-#include <optional>
 #include <random>
 
 #include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/data/synthetic_text.h"
 #include "tbd/nn/gpt.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -40,23 +39,22 @@ nn::GptConfig config_for(Scale scale) {
   return c;
 }
 
-class GptWorkload final : public Workload {
+class GptWorkload final : public Recipe<nn::Gpt> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "gpt",
-        "language modelling",
-        "GPT-2 small: 12 layers, d 768, 12 heads, context 1024, tied embeddings (Radford et al. 2019), AdamW",
-        "synthetic Zipf-distributed tokens, or plain UTF-8 text as byte tokens (--data FILE or DIR)",
-        "tokens",
-        8,
-        {real_setting("lr", 6e-4, 0.0, 1e12, "AdamW learning rate (nanoGPT's GPT-2 peak)"),
+        .name = "gpt",
+        .domain = "language modelling",
+        .model = "GPT-2 small: 12 layers, d 768, 12 heads, context 1024, tied embeddings (Radford et al. 2019), AdamW",
+        .dataset = "synthetic Zipf-distributed tokens, or plain UTF-8 text as byte tokens (--data FILE or DIR)",
+        .sample_unit = "tokens",
+        .default_batch = 8,
+        .settings = {real_setting("lr", 6e-4, 0.0, 1e12, "AdamW learning rate (nanoGPT's GPT-2 peak)"),
          real_setting("weight_decay", 0.1, 0.0, 1.0, "AdamW weight decay on matrices and embeddings"),
          real_setting("beta2", 0.95, 0.0, 0.999999, "AdamW second-moment decay"),
          real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
          real_setting("max_gradient_norm", 1.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)")},
-        /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"sequences"};
+        .batch_unit = "sequences"};
     return info;
   }
 
@@ -73,16 +71,15 @@ class GptWorkload final : public Workload {
     if (!options.data_path.empty()) {
       auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      real_data_.emplace(tokens, batch_size_, config_.context, options.seed, options.data_workers,
-                         options.data_path, Shard{options.rank, options.world_size});
+      batches_ = read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed,
+                                            options.data_workers, options.data_path,
+                                            Shard{options.rank, options.world_size});
       data_description_ = options.data_path + " (byte tokens)";
     } else {
-      synthetic_ = make_synthetic(options.data_seed());
+      batches_ = BatchSource(synthetic_batches(options.data_seed()));
       data_description_ = "synthetic";
     }
-    model_ = nn::Gpt(config_);
-    model_->to(device);
-    model_->train();
+    place(nn::Gpt(config_), device);
     max_gradient_norm_ = settings.real("max_gradient_norm");
     // Decay matrices (projections, embeddings), not vectors (biases, LayerNorm).
     std::vector<torch::Tensor> decay, no_decay;
@@ -96,16 +93,6 @@ class GptWorkload final : public Workload {
     optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    TokenBatch b = real_data_->next();
-    Batch batch;
-    batch.inputs = {to_device(b.inputs, device_)};
-    batch.targets = {to_device(b.targets, device_)};
-    batch.samples = b.inputs.numel();
-    return batch;
-  }
-
   StepOutput step(const Batch& batch, Phases& phases) override {
     auto forward = phases.forward();
     const auto logits = model_->forward(batch.inputs[0]);
@@ -116,8 +103,6 @@ class GptWorkload final : public Workload {
     clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
     return {loss.detach()};
   }
-
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     const int64_t n = model_ ? model_->parameters_without_positions() : 0;
@@ -139,11 +124,10 @@ class GptWorkload final : public Workload {
  private:
   // Four batches of Zipf-distributed token ids (word frequencies of natural
   // text), resident on the device.
-  BatchPool make_synthetic(uint64_t seed) const {
+  BatchPool synthetic_batches(uint64_t seed) const {
     std::mt19937_64 rng(derive_seed(seed, 0x69f7));
     ZipfWords words(0, config_.vocabulary);
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) {
+    return synthetic_pool([&] {
       auto window = torch::empty({batch_size_, config_.context + 1}, torch::kInt64);
       auto w = window.accessor<int64_t, 2>();
       for (int64_t r = 0; r < batch_size_; ++r)
@@ -152,20 +136,14 @@ class GptWorkload final : public Workload {
       b.inputs = {window.narrow(1, 0, config_.context).contiguous().to(device_)};
       b.targets = {window.narrow(1, 1, config_.context).contiguous().to(device_)};
       b.samples = batch_size_ * config_.context;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
+      return b;
+    });
   }
 
-  torch::Device device_{torch::kCPU};
   int64_t batch_size_ = 8;
   nn::GptConfig config_;
   double max_gradient_norm_ = 1.0;
   std::string data_description_;
-  nn::Gpt model_{nullptr};
-  std::unique_ptr<torch::optim::AdamW> optimizer_;
-  std::optional<TokenWindows> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

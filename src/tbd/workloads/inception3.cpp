@@ -4,24 +4,21 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/rmsprop.h>
 
-#include <optional>
-
 #include "tbd/core/error.h"
 #include "tbd/core/clipped_step.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/inception3.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
 namespace {
 
 constexpr double kAuxLossWeight = 0.4;  // torchvision's reference recipe and the paper's auxiliary head
-constexpr double kLrBatch = 32;         // the paper's per-replica batch for lr 0.045
 
-struct ScaleShape {
+struct ScaleConfig {
   int64_t width_divisor;
   int64_t classes;
 };
@@ -30,7 +27,7 @@ struct ScaleShape {
 // auxiliary head's 5×5 valid conv on the 17×17 grid fixes the input at 299
 // (only without the head may images shrink, down to 75, which tiny does).
 // small narrows every layer by 2 (about a quarter of the FLOPs), tiny by 16.
-ScaleShape shape_for(Scale scale) {
+ScaleConfig config_for(Scale scale) {
   switch (scale) {
     case Scale::full: return {1, 1000};
     case Scale::small: return {2, 1000};
@@ -43,24 +40,25 @@ int image_size_for(Scale scale, bool aux) {
   return scale == Scale::tiny ? nn::inception3_min_image_size(aux) : 299;
 }
 
-class Inception3 final : public Workload {
+class Inception3 final : public Recipe<nn::Inception3> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "inception3",
-        "image classification",
-        "Inception-v3 with auxiliary classifier (Szegedy et al. 2016; torchvision inception_v3), RMSprop",
-        "ImageNet-1k at 299x299: synthetic, or an image folder (--data DIR/<class>/*.jpg)",
-        "images",
-        32,
-        {bool_setting("aux", true, "train the auxiliary classifier (loss weight 0.4)"),
+        .name = "inception3",
+        .domain = "image classification",
+        .model = "Inception-v3 with auxiliary classifier (Szegedy et al. 2016; torchvision inception_v3), RMSprop",
+        .dataset = "ImageNet-1k at 299x299: synthetic, or an image folder (--data DIR/<class>/*.jpg)",
+        .sample_unit = "images",
+        .default_batch = 32,
+        .settings = {bool_setting("aux", true, "train the auxiliary classifier (loss weight 0.4)"),
          real_setting("lr", 0.045, 0.0, 1e12, "RMSprop learning rate at batch 32, scaled linearly with the batch size"),
          real_setting("decay", 0.9, 0.0, 1.0, "RMSprop decay of the squared-gradient average"),
          real_setting("epsilon", 1.0, 0.0, 1e12, "RMSprop epsilon"),
          real_setting("momentum", 0.9, 0.0, 1.0, "RMSprop momentum (Google's Inception training code)"),
          real_setting("weight_decay", 4e-5, 0.0, 1.0, "L2 weight decay (TF-slim's Inception-v3)"),
          real_setting("max_gradient_norm", 2.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)"),
-         real_setting("label_smoothing", 0.1, 0.0, 1.0, "label smoothing of the cross-entropy")}};
+         real_setting("label_smoothing", 0.1, 0.0, 1.0, "label smoothing of the cross-entropy")},
+        .lr_reference_batch = 32};  // the paper's per-replica batch for lr 0.045
     return info;
   }
 
@@ -78,29 +76,27 @@ class Inception3 final : public Workload {
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
-    const ScaleShape shape = shape_for(options.scale);
+    const ScaleConfig scale = config_for(options.scale);
     nn::Inception3Config config;
     config.aux = settings.boolean("aux");
-    config.width_divisor = shape.width_divisor;
-    config.classes = shape.classes;
+    config.width_divisor = scale.width_divisor;
+    config.classes = scale.classes;
     image_size_ = image_size_for(options.scale, config.aux);
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       config.classes = folder->classes();
       // One shuffle shared by all ranks; each rank takes its own global batches.
-      real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers,
-                         options.rank, options.world_size);
+      batches_ = read_dataset<ImageFolderBatches>(device, folder, options.batch_size, image_size_, options.seed,
+                                                  options.data_workers, options.rank, options.world_size);
     } else {
-      synthetic_ = synthetic_image_batches(options.batch_size, config.classes, image_size_,
-                                           options.data_seed(), device);
+      batches_ = BatchSource(
+          synthetic_image_batches(options.batch_size, config.classes, image_size_, options.data_seed(), device));
     }
     config_ = config;
-    model_ = nn::Inception3(config);
-    model_->to(device);
-    model_->train();
+    place(nn::Inception3(config), device);
     max_gradient_norm_ = settings.real("max_gradient_norm");
     label_smoothing_ = settings.real("label_smoothing");
-    lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / kLrBatch;
+    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
     // LibTorch's RMSprop adds ε outside the square root (TensorFlow's inside);
     // with ε = 1 both damp steps of small gradients alike.
     optimizer_ = make_rmsprop(
@@ -109,11 +105,6 @@ class Inception3 final : public Workload {
                                   .eps(settings.real("epsilon"))
                                   .momentum(settings.real("momentum"))
                                   .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    return to_training_batch(real_data_->next(), device_);
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -131,8 +122,6 @@ class Inception3 final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
     return {{"image_size", image_size_},
             {"classes", config_.classes},
@@ -142,14 +131,9 @@ class Inception3 final : public Workload {
   }
 
  private:
-  torch::Device device_{torch::kCPU};
   int image_size_ = 299;
   nn::Inception3Config config_;
   double lr_ = 0, max_gradient_norm_ = 2.0, label_smoothing_ = 0.1;
-  nn::Inception3 model_{nullptr};
-  std::unique_ptr<torch::optim::RMSprop> optimizer_;
-  std::optional<ImageFolderBatches> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

@@ -7,13 +7,12 @@
 
 #include <cmath>
 #include <memory>
-#include <optional>
 
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/movielens.h"
 #include "tbd/nn/neumf.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -33,18 +32,18 @@ nn::NeuMFConfig config_for(Scale scale) {
   return c;
 }
 
-class NCF final : public Workload {
+class NCF final : public Recipe<nn::NeuMF> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "ncf",
-        "recommendation",
-        "NeuMF: GMF + MLP 256-256-128-64 (He et al. 2017), BCE, Adam",
-        "MovieLens-20M implicit feedback: synthetic, or a ratings CSV (--data ratings.csv)",
-        "samples",
-        2048,
-        {real_setting("lr", 1e-3, 0.0, 1e6, "Adam learning rate"),
-         integer_setting("negatives", 4, 0, 1000, "sampled negatives per positive interaction")}};
+        .name = "ncf",
+        .domain = "recommendation",
+        .model = "NeuMF: GMF + MLP 256-256-128-64 (He et al. 2017), BCE, Adam",
+        .dataset = "MovieLens-20M implicit feedback: synthetic, or a ratings CSV (--data ratings.csv)",
+        .sample_unit = "samples",
+        .default_batch = 2048,
+        .settings = {real_setting("lr", 1e-3, 0.0, 1e6, "Adam learning rate"),
+                     integer_setting("negatives", 4, 0, 1000, "sampled negatives per positive interaction")}};
     return info;
   }
 
@@ -61,26 +60,13 @@ class NCF final : public Workload {
       config_.users = ratings->users();  // the embeddings are sized to the file's users and items
       config_.items = ratings->items();
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      real_data_.emplace(ratings, options.batch_size, negatives_, options.seed, options.data_workers,
-                         Shard{options.rank, options.world_size});
+      batches_ = read_dataset<InteractionBatches>(device, ratings, options.batch_size, negatives_, options.seed,
+                                                  options.data_workers, Shard{options.rank, options.world_size});
     } else {
-      synthetic_ = make_synthetic(options.batch_size, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
-    model_ = nn::NeuMF(config_);
-    model_->to(device);
-    model_->train();
-    optimizer_ = make_adam(model_->parameters(),
-                                                      torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    InteractionBatch b = real_data_->next();
-    Batch batch;
-    batch.inputs = {to_device(b.users, device_), to_device(b.items, device_)};
-    batch.targets = {to_device(b.labels, device_)};
-    batch.samples = b.users.size(0);
-    return batch;
+    place(nn::NeuMF(config_), device);
+    optimizer_ = make_adam(model_->parameters(), torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -94,8 +80,6 @@ class NCF final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
     return {{"users", config_.users},   {"items", config_.items},
             {"mf_dim", config_.mf_dim}, {"mlp_widths", config_.mlp_widths},
@@ -106,12 +90,11 @@ class NCF final : public Workload {
   // Users uniform; positive items from a power law over popularity ranks
   // (MovieLens ratings concentrate on few films), negatives uniform; the
   // same positive/negative layout as the real pipeline.
-  BatchPool make_synthetic(int64_t batch_size, uint64_t seed) const {
+  BatchPool synthetic_batches(int64_t batch_size, uint64_t seed) const {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0x9cf));
-    std::vector<Batch> pool;
     const auto slot = torch::arange(batch_size, torch::kInt64).remainder(1 + negatives_);
     const auto positive = slot.eq(0);
-    for (int i = 0; i < 4; ++i) {
+    return synthetic_pool([&] {
       const int64_t groups = (batch_size + negatives_) / (1 + negatives_);
       auto users = torch::randint(config_.users, {groups}, gen, torch::kInt64)
                        .repeat_interleave(1 + negatives_).narrow(0, 0, batch_size);
@@ -124,18 +107,12 @@ class NCF final : public Workload {
       b.inputs = {users.to(device_), torch::where(positive, popular, uniform).to(device_)};
       b.targets = {positive.to(torch::kFloat).to(device_)};
       b.samples = batch_size;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
+      return b;
+    });
   }
 
-  torch::Device device_{torch::kCPU};
   nn::NeuMFConfig config_;
   int64_t negatives_ = 4;
-  nn::NeuMF model_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-  std::optional<InteractionBatches> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

@@ -4,29 +4,27 @@
 #include <fmt/format.h>
 #include <torch/optim/sgd.h>
 
-#include <optional>
-
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/memory_format.h"
 #include "tbd/nn/resnet.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
 namespace {
 
-struct ScaleShape {
+struct ScaleConfig {
   int64_t width;
   std::array<int, 4> blocks;  // zeros: published counts
   int64_t classes;
   int image_size;
 };
 
-ScaleShape shape_for(Scale scale) {
+ScaleConfig config_for(Scale scale) {
   switch (scale) {
     case Scale::full: return {64, {}, 1000, 224};
     case Scale::small: return {64, {}, 1000, 112};  // the published network, a quarter of the pixels
@@ -35,20 +33,21 @@ ScaleShape shape_for(Scale scale) {
   return {64, {}, 1000, 224};
 }
 
-class ResNet50 final : public Workload {
+class ResNet50 final : public Recipe<nn::ResNet> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "resnet50",
-        "image classification",
-        "ResNet-50 v1.5 (He et al. 2016; stride in the 3x3 conv), SGD momentum",
-        "ImageNet-1k: synthetic, or an image folder (--data DIR/<class>/*.jpg)",
-        "images",
-        32,
-        {choice_setting("depth", "50", {"18", "34", "50", "101", "152"}, "ResNet depth"),
-         real_setting("lr", 0.1, 0.0, 1e12, "learning rate at batch 256, scaled linearly with the batch size"),
-         real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
-         real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")}};
+        .name = "resnet50",
+        .domain = "image classification",
+        .model = "ResNet-50 v1.5 (He et al. 2016; stride in the 3x3 conv), SGD momentum",
+        .dataset = "ImageNet-1k: synthetic, or an image folder (--data DIR/<class>/*.jpg)",
+        .sample_unit = "images",
+        .default_batch = 32,
+        .settings = {choice_setting("depth", "50", {"18", "34", "50", "101", "152"}, "ResNet depth"),
+                     real_setting("lr", 0.1, 0.0, 1e12, "learning rate at batch 256, scaled linearly with the batch size"),
+                     real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
+                     real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
+        .lr_reference_batch = 256};  // Goyal et al. 2017: 0.1 per 256 images
     return info;
   }
 
@@ -65,39 +64,32 @@ class ResNet50 final : public Workload {
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
-    const ScaleShape shape = shape_for(options.scale);
-    image_size_ = shape.image_size;
+    const ScaleConfig scale = config_for(options.scale);
+    image_size_ = scale.image_size;
     nn::ResNetConfig config;
     config.depth = static_cast<int>(settings.integer("depth"));
-    config.width = shape.width;
-    config.blocks = shape.blocks;
-    config.classes = shape.classes;
+    config.width = scale.width;
+    config.blocks = scale.blocks;
+    config.classes = scale.classes;
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       config.classes = folder->classes();
       // One shuffle shared by all ranks; each rank takes its own global batches.
-      real_data_.emplace(folder, options.batch_size, image_size_, options.seed, options.data_workers,
-                         options.rank, options.world_size);
+      batches_ = read_dataset<ImageFolderBatches>(device, folder, options.batch_size, image_size_, options.seed,
+                                                  options.data_workers, options.rank, options.world_size);
     } else {
-      synthetic_ = synthetic_image_batches(options.batch_size, config.classes, image_size_,
-                                           options.data_seed(), device);
+      batches_ = BatchSource(
+          synthetic_image_batches(options.batch_size, config.classes, image_size_, options.data_seed(), device));
     }
     classes_ = config.classes;
-    model_ = nn::ResNet(config);
-    model_->to(device);
+    place(nn::ResNet(config), device);
     memory_format_ = nn::resolve_memory_format(options.memory_format, device);
     nn::convert_memory_format(*model_, memory_format_);
-    model_->train();
-    lr_ = settings.real("lr") * static_cast<double>(options.batch_size) / 256.0;
+    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
     optimizer_ = make_sgd(
         model_->parameters(), torch::optim::SGDOptions(lr_)
                                   .momentum(settings.real("momentum"))
                                   .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    return to_training_batch(real_data_->next(), device_);
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -110,8 +102,6 @@ class ResNet50 final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
     return {{"image_size", image_size_},
             {"classes", classes_},
@@ -120,15 +110,10 @@ class ResNet50 final : public Workload {
   }
 
  private:
-  torch::Device device_{torch::kCPU};
   int image_size_ = 224;
   at::MemoryFormat memory_format_ = at::MemoryFormat::Contiguous;
   int64_t classes_ = 1000;
   double lr_ = 0;
-  nn::ResNet model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::optional<ImageFolderBatches> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

@@ -7,16 +7,15 @@
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/synthetic_text.h"
 #include "tbd/data/translation_batches.h"
 #include "tbd/nn/seq2seq.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -33,25 +32,24 @@ nn::Seq2SeqConfig config_for(Scale scale) {
   return c;
 }
 
-class Seq2SeqWorkload final : public Workload {
+class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "seq2seq",
-        "machine translation",
-        "NMT: 2-layer LSTM encoder-decoder, 512 units, Luong attention, input feeding (Luong et al. 2015)",
-        "IWSLT'15 en-vi: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
-        "target tokens",
-        128,
-        {real_setting("lr", 1.0, 0.0, 1e12, "SGD learning rate (TF nmt)"),
+        .name = "seq2seq",
+        .domain = "machine translation",
+        .model = "NMT: 2-layer LSTM encoder-decoder, 512 units, Luong attention, input feeding (Luong et al. 2015)",
+        .dataset = "IWSLT'15 en-vi: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
+        .sample_unit = "target tokens",
+        .default_batch = 128,
+        .settings = {real_setting("lr", 1.0, 0.0, 1e12, "SGD learning rate (TF nmt)"),
          real_setting("max_gradient_norm", 5.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)"),
          real_setting("dropout", 0.2, 0.0, 0.99, "dropout on the input of every LSTM layer"),
          integer_setting("max_length", 50, 1, 1000, "sentences are cut to this many tokens"),
          bool_setting("reverse", false,
                       "--data: translate the alphabetically second language into the first")},
-        /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"sentence pairs",
-        /*variable_shapes=*/true};
+        .batch_unit = "sentence pairs",
+        .variable_shapes = true};
     return info;
   }
 
@@ -77,33 +75,26 @@ class Seq2SeqWorkload final : public Workload {
               text.source_vocabulary->pad(), /*source_eos=*/false};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::sentences, batch_sentences_, options.seed, options.data_workers,
-                         Shard{options.rank, options.world_size});
+      batches_ = BatchSource(
+          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
+                                               LengthBatches::Limit::sentences, batch_sentences_, options.seed,
+                                               options.data_workers, Shard{options.rank, options.world_size}),
+          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::host); });
     } else {
       // Specials take ids 0..3 as in a Vocabulary built without a file.
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/false};
       data_description_ = "synthetic";
-      synthetic_ = make_synthetic(config, max_length, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(config, max_length, options.data_seed()));
     }
     config_ = config;
-    model_ = nn::Seq2Seq(config);
-    model_->to(device);
-    model_->train();
+    place(nn::Seq2Seq(config), device);
     max_gradient_norm_ = settings.real("max_gradient_norm");
-    optimizer_ = make_sgd(model_->parameters(),
-                                                     torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
+    optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
   }
 
   Batch next_batch() override {
-    Batch batch;
-    if (real_data_) {
-      TranslationBatch b = real_data_->next();
-      batch = to_batch(b);
-    } else {
-      batch = synthetic_.next();
-    }
+    Batch batch = Recipe::next_batch();
     sentences_drawn_ += batch.inputs[0].size(0);
     tokens_drawn_ += batch.samples;
     return batch;
@@ -123,8 +114,6 @@ class Seq2SeqWorkload final : public Workload {
     return {loss.detach()};
   }
 
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
-
   nlohmann::json configuration() const override {
     return {{"source_vocabulary", config_.source_vocabulary},
             {"target_vocabulary", config_.target_vocabulary},
@@ -140,37 +129,24 @@ class Seq2SeqWorkload final : public Workload {
   }
 
  private:
-  Batch to_batch(const TranslationBatch& b) const {
-    Batch batch;
-    // Lengths stay on the CPU: packing a sequence needs them there.
-    batch.inputs = {to_device(b.source, device_), b.source_lengths, to_device(b.target_input, device_)};
-    batch.targets = {to_device(b.target_output, device_)};
-    batch.samples = b.target_tokens;
-    return batch;
-  }
-
   // Four batches cut from 4·B synthetic pairs sorted by length: from short
   // to long sentences, as bucketing makes them.
-  BatchPool make_synthetic(const nn::Seq2SeqConfig& c, int64_t max_length, uint64_t seed) const {
+  BatchPool synthetic_batches(const nn::Seq2SeqConfig& c, int64_t max_length, uint64_t seed) const {
     const auto pairs = synthetic_sentence_pairs(4 * batch_sentences_, c.source_vocabulary, c.target_vocabulary,
                                                 /*first_word=*/4, /*median_length=*/17.0, max_length, derive_seed(seed, 0x5e95));
     LengthBatches plan(padded_lengths(pairs, ids_), LengthBatches::Limit::sentences, batch_sentences_, seed);
     std::vector<Batch> pool;
     for (int64_t k = 0; k < plan.batches_per_epoch(); ++k)
-      pool.push_back(to_batch(make_translation_batch(pairs, plan.batch(k), ids_)));
+      pool.push_back(to_training_batch(make_translation_batch(pairs, plan.batch(k), ids_), device_,
+                                       SourceLengthsOn::host));  // packing reads the lengths on the host
     return BatchPool(std::move(pool));
   }
 
-  torch::Device device_{torch::kCPU};
   int64_t batch_sentences_ = 128;
   nn::Seq2SeqConfig config_;
   SpecialIds ids_{1, 2, 3, 3, false};
   double max_gradient_norm_ = 5.0;
   std::string data_description_;
-  nn::Seq2Seq model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::optional<TranslationBatches> real_data_;
-  BatchPool synthetic_;
   int64_t sentences_drawn_ = 0, tokens_drawn_ = 0;
 };
 

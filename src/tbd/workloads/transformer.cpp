@@ -8,15 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/synthetic_text.h"
 #include "tbd/data/translation_batches.h"
 #include "tbd/nn/transformer.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -40,27 +39,26 @@ nn::TransformerConfig config_for(Scale scale) {
   return c;
 }
 
-class TransformerWorkload final : public Workload {
+class TransformerWorkload final : public Recipe<nn::Transformer> {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "transformer",
-        "machine translation",
-        "Transformer base: 6+6 layers, d 512, 8 heads, FFN 2048, tied shared embeddings (Vaswani et al. 2017); "
-        "--batch-size counts tokens",
-        "WMT-like: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
-        "target tokens",
-        2048,
-        {integer_setting("warmup_steps", 4000, 1, 100000000, "steps of linear learning-rate warm-up"),
+        .name = "transformer",
+        .domain = "machine translation",
+        .model = "Transformer base: 6+6 layers, d 512, 8 heads, FFN 2048, tied shared embeddings (Vaswani et al. "
+                 "2017); --batch-size counts tokens",
+        .dataset = "WMT-like: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
+        .sample_unit = "target tokens",
+        .default_batch = 2048,
+        .settings = {integer_setting("warmup_steps", 4000, 1, 100000000, "steps of linear learning-rate warm-up"),
          real_setting("lr_factor", 1.0, 0.0, 1e12, "multiplier of the inverse-square-root schedule"),
          real_setting("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the cross-entropy"),
          real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
          integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
          bool_setting("reverse", false,
                       "--data: translate the alphabetically second language into the first")},
-        /*data_parallel_refusal=*/"",
-        /*batch_unit=*/"tokens",
-        /*variable_shapes=*/true};
+        .batch_unit = "tokens",
+        .variable_shapes = true};
     return info;
   }
 
@@ -87,30 +85,25 @@ class TransformerWorkload final : public Workload {
       ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      real_data_.emplace(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                         LengthBatches::Limit::tokens, batch_tokens_, options.seed, options.data_workers,
-                         Shard{options.rank, options.world_size});
+      batches_ = BatchSource(
+          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
+                                               LengthBatches::Limit::tokens, batch_tokens_, options.seed,
+                                               options.data_workers, Shard{options.rank, options.world_size}),
+          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::device); });
     } else {
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true};
       data_description_ = "synthetic";
-      synthetic_ = make_synthetic(config.vocabulary, max_length, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(config.vocabulary, max_length, options.data_seed()));
     }
     config.pad = ids_.pad;
     config_ = config;
-    model_ = nn::Transformer(config);
-    model_->to(device);
-    model_->train();
+    place(nn::Transformer(config), device);
     warmup_steps_ = settings.integer("warmup_steps");
     lr_factor_ = settings.real("lr_factor");
     label_smoothing_ = settings.real("label_smoothing");
     optimizer_ = make_adam(
         model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9), options.optimizer_impl);
-  }
-
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    return to_batch(real_data_->next());
   }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
@@ -127,8 +120,6 @@ class TransformerWorkload final : public Workload {
     phases.optimizer_step(*optimizer_);
     return {loss.detach()};
   }
-
-  ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
   nlohmann::json configuration() const override {
     return {{"vocabulary", config_.vocabulary},
@@ -149,39 +140,26 @@ class TransformerWorkload final : public Workload {
            std::min(std::pow(s, -0.5), s * std::pow(w, -1.5));
   }
 
-  Batch to_batch(const TranslationBatch& b) const {
-    Batch batch;
-    batch.inputs = {to_device(b.source, device_), to_device(b.source_lengths, device_),
-                    to_device(b.target_input, device_)};
-    batch.targets = {to_device(b.target_output, device_)};
-    batch.samples = b.target_tokens;
-    return batch;
-  }
-
   // Synthetic pairs of WMT-like lengths (median 25 sub-words) holding about
   // four batches' tokens, cut into token-count batches as real data is.
-  BatchPool make_synthetic(int64_t vocabulary, int64_t max_length, uint64_t seed) const {
+  BatchPool synthetic_batches(int64_t vocabulary, int64_t max_length, uint64_t seed) const {
     const int64_t pairs_count = std::max<int64_t>(4, 4 * batch_tokens_ / 30);
     const auto pairs = synthetic_sentence_pairs(pairs_count, vocabulary, vocabulary, /*first_word=*/4,
                                                 /*median_length=*/25.0, max_length, derive_seed(seed, 0x7f0));
     LengthBatches plan(padded_lengths(pairs, ids_), LengthBatches::Limit::tokens, batch_tokens_, seed);
     std::vector<Batch> pool;
     for (int64_t k = 0; k < plan.batches_per_epoch(); ++k)
-      pool.push_back(to_batch(make_translation_batch(pairs, plan.batch(k), ids_)));
+      pool.push_back(to_training_batch(make_translation_batch(pairs, plan.batch(k), ids_), device_,
+                                       SourceLengthsOn::device));
     return BatchPool(std::move(pool));
   }
 
-  torch::Device device_{torch::kCPU};
   int64_t batch_tokens_ = 2048;
   nn::TransformerConfig config_;
   SpecialIds ids_{1, 2, 3, 3, true};
   int64_t warmup_steps_ = 4000, steps_ = 0;
   double lr_factor_ = 1.0, label_smoothing_ = 0.1;
   std::string data_description_;
-  nn::Transformer model_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-  std::optional<TranslationBatches> real_data_;
-  BatchPool synthetic_;
 };
 
 }  // namespace

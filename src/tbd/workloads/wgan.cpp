@@ -15,10 +15,8 @@
 #include <torch/nn/functional/upsampling.h>
 #include <torch/optim/adam.h>
 
-#include <optional>
-
 #include "tbd/core/error.h"
-#include "tbd/data/batch_pool.h"
+#include "tbd/data/batch_source.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/wgan_resnet.h"
 #include "tbd/optim/fast_optimizers.h"
@@ -29,13 +27,11 @@ namespace {
 
 // full: the published DIM 64; small: half the channels (about a quarter of
 // the FLOPs); tiny: DIM 4. Images stay 64×64: the resolution is the architecture.
-int64_t dim_for(Scale scale) {
-  switch (scale) {
-    case Scale::full: return 64;
-    case Scale::small: return 32;
-    case Scale::tiny: return 4;
-  }
-  return 64;
+nn::WganConfig config_for(Scale scale) {
+  nn::WganConfig c;  // full: DIM 64
+  if (scale == Scale::small) c.dim = 32;
+  if (scale == Scale::tiny) c.dim = 4;
+  return c;
 }
 
 // Turns off gradients of a module's parameters for a scope: the generator's
@@ -59,23 +55,22 @@ class Wgan final : public Workload {
  public:
   const WorkloadInfo& info() const override {
     static const WorkloadInfo info{
-        "wgan",
-        "adversarial learning",
-        "WGAN-GP with the 64x64 ResNet generator and critic (Gulrajani et al. 2017, gan_64x64.py), Adam",
-        "64x64 images: synthetic, or an image folder (--data DIR/<class>/*.jpg, resized to 64x64)",
-        "images",
-        64,
-        {real_setting("lr", 1e-4, 0.0, 1e12, "Adam learning rate of the critic and the generator"),
-         real_setting("beta1", 0.0, 0.0, 1.0, "Adam beta1 (both)"),
-         real_setting("beta2", 0.9, 0.0, 1.0, "Adam beta2 (both)"),
-         integer_setting("critic_iters", 5, 1, 100, "critic updates per generator update (per iteration)"),
-         real_setting("gp_lambda", 10.0, 0.0, 1e6, "gradient penalty weight lambda")}};
+        .name = "wgan",
+        .domain = "adversarial learning",
+        .model = "WGAN-GP with the 64x64 ResNet generator and critic (Gulrajani et al. 2017, gan_64x64.py), Adam",
+        .dataset = "64x64 images: synthetic, or an image folder (--data DIR/<class>/*.jpg, resized to 64x64)",
+        .sample_unit = "images",
+        .default_batch = 64,
+        .settings = {real_setting("lr", 1e-4, 0.0, 1e12, "Adam learning rate of the critic and the generator"),
+                     real_setting("beta1", 0.0, 0.0, 1.0, "Adam beta1 (both)"),
+                     real_setting("beta2", 0.9, 0.0, 1.0, "Adam beta2 (both)"),
+                     integer_setting("critic_iters", 5, 1, 100, "critic updates per generator update (per iteration)"),
+                     real_setting("gp_lambda", 10.0, 0.0, 1e6, "gradient penalty weight lambda")}};
     return info;
   }
 
   int64_t full_scale_parameters(const Settings&) const override {
-    nn::WganConfig config;
-    config.dim = dim_for(Scale::full);
+    const nn::WganConfig config = config_for(Scale::full);
     return count_parameters(*nn::WganGenerator(config)) + count_parameters(*nn::WganCritic(config));
   }
 
@@ -84,16 +79,23 @@ class Wgan final : public Workload {
     batch_size_ = options.batch_size;
     critic_iters_ = settings.integer("critic_iters");
     gp_lambda_ = settings.real("gp_lambda");
-    config_.dim = dim_for(options.scale);
+    config_ = config_for(options.scale);
     const int64_t real_per_iteration = critic_iters_ * batch_size_;
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       // One shuffle shared by all ranks; each rank takes its own global batches.
-      real_data_.emplace(folder, real_per_iteration, static_cast<int>(nn::kWganImageSize), options.seed,
-                         options.data_workers, options.rank, options.world_size,
-                         ImagePreparation::resize_to_tanh_range);
+      batches_ = BatchSource(std::make_shared<ImageFolderBatches>(
+                                 folder, real_per_iteration, static_cast<int>(nn::kWganImageSize), options.seed,
+                                 options.data_workers, options.rank, options.world_size,
+                                 ImagePreparation::resize_to_tanh_range),
+                             [device](const ImageBatch& b) {  // labels unused: the GAN is unconditional
+                               Batch batch;
+                               batch.inputs = {to_device(b.images, device)};
+                               batch.samples = b.images.size(0);
+                               return batch;
+                             });
     } else {
-      synthetic_ = make_synthetic(real_per_iteration, options.data_seed());
+      batches_ = BatchSource(synthetic_batches(real_per_iteration, options.data_seed()));
     }
     generator_ = nn::WganGenerator(config_);
     critic_ = nn::WganCritic(config_);
@@ -107,14 +109,7 @@ class Wgan final : public Workload {
     critic_optimizer_ = make_adam(critic_->parameters(), adam, options.optimizer_impl);
   }
 
-  Batch next_batch() override {
-    if (!real_data_) return synthetic_.next();
-    ImageBatch b = real_data_->next();  // labels unused: the GAN is unconditional
-    Batch batch;
-    batch.inputs = {to_device(b.images, device_)};
-    batch.samples = b.images.size(0);
-    return batch;
-  }
+  Batch next_batch() override { return batches_.next(); }
 
   StepOutput step(const Batch& batch, Phases& phases) override {
     const auto real_batches = batch.inputs[0].split(batch_size_);
@@ -182,12 +177,11 @@ class Wgan final : public Workload {
     phases.optimizer_step(*generator_optimizer_);
   }
 
-  BatchPool make_synthetic(int64_t images, uint64_t seed) const {
+  BatchPool synthetic_batches(int64_t images, uint64_t seed) const {
     // Image-like pixels in [-1, 1]: smooth random fields (8×8 noise blown up
     // bilinearly) squashed by tanh, the generator's output range.
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    std::vector<Batch> pool;
-    for (int i = 0; i < 4; ++i) {
+    return synthetic_pool([&] {
       auto coarse = torch::randn({images, 3, 8, 8}, gen);
       namespace F = torch::nn::functional;
       auto fine = F::interpolate(coarse, F::InterpolateFuncOptions()
@@ -197,9 +191,8 @@ class Wgan final : public Workload {
       Batch b;
       b.inputs = {torch::tanh(fine).to(device_)};
       b.samples = images;
-      pool.push_back(std::move(b));
-    }
-    return BatchPool(std::move(pool));
+      return b;
+    });
   }
 
   torch::Device device_{torch::kCPU};
@@ -209,8 +202,7 @@ class Wgan final : public Workload {
   nn::WganGenerator generator_{nullptr};
   nn::WganCritic critic_{nullptr};
   std::unique_ptr<torch::optim::Adam> generator_optimizer_, critic_optimizer_;
-  std::optional<ImageFolderBatches> real_data_;
-  BatchPool synthetic_;
+  BatchSource batches_;
 };
 
 }  // namespace
