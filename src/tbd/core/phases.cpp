@@ -111,11 +111,11 @@ Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
 void Phases::begin(Phase p) {
   if (g_deferred_error) std::rethrow_exception(std::exchange(g_deferred_error, nullptr));
   for (auto* l : listeners_) l->on_phase_begin(p);
-  opened_at_[static_cast<int>(p)] = steady_seconds_now();
+  opened_at_[phase_index(p)] = steady_seconds_now();
 }
 
 void Phases::end(Phase p) {
-  clock_.seconds[static_cast<int>(p)] += steady_seconds_now() - opened_at_[static_cast<int>(p)];
+  clock_.seconds[phase_index(p)] += steady_seconds_now() - opened_at_[phase_index(p)];
   for (auto* l : listeners_) l->on_phase_end(p);
 }
 

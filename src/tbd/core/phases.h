@@ -4,6 +4,8 @@
 // Forward also enables autocast when the run asks for bf16/fp16.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -23,6 +25,14 @@ namespace tbd {
 
 enum class Phase { forward, backward, optimizer };
 const char* to_string(Phase p);
+
+// Per-phase arrays hold kPhaseCount slots in the enum's order: index them
+// with phase_index(), iterate kPhases. Probes that also count work outside
+// any phase keep it in one more slot, kOutsidePhases.
+constexpr std::size_t kPhaseCount = 3;
+constexpr std::array<Phase, kPhaseCount> kPhases = {Phase::forward, Phase::backward, Phase::optimizer};
+constexpr std::size_t phase_index(Phase p) { return static_cast<std::size_t>(p); }
+constexpr std::size_t kOutsidePhases = kPhaseCount;
 
 class PhaseListener {
  public:
@@ -44,8 +54,9 @@ class GradientSync {
 // The data-parallel gradient synchronisation at the end of backward is
 // counted in `sync_s` and also inside backward's time.
 struct PhaseClock {
-  double seconds[3] = {0, 0, 0};  // by Phase: forward, backward, optimizer
+  std::array<double, kPhaseCount> seconds{};  // by phase_index()
   double sync_s = 0;
+  double of(Phase p) const { return seconds[phase_index(p)]; }
 };
 
 class Phases;
@@ -107,7 +118,7 @@ class Phases {
   GradientSync* sync_ = nullptr;
   GradScaler* scaler_ = nullptr;  // fp16 runs only
   PhaseClock clock_;
-  double opened_at_[3] = {0, 0, 0};
+  std::array<double, kPhaseCount> opened_at_{};  // by phase_index()
 };
 
 }  // namespace tbd

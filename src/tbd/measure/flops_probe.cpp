@@ -45,8 +45,6 @@ void on_op_end(const at::RecordFunction&, at::ObserverContext* ctx) {
   if (ctx) --t_depth;
 }
 
-int bucket_of(Phase p) { return static_cast<int>(p); }  // forward 0, backward 1, optimizer 2
-
 // Why a utilisation can pass 100%, said next to it rather than hidden.
 std::string above_peak_reason(const nlohmann::json& peak) {
   if (peak.value("clock_basis", std::string()) == "reported")
@@ -109,11 +107,11 @@ void FlopsProbe::on_iteration_end(const IterationRecord& r) {
 }
 
 void FlopsProbe::on_phase_begin(Phase p) {
-  if (counter_) counter_->tally().phase = bucket_of(p);
+  if (counter_) counter_->tally().phase = static_cast<int>(phase_index(p));
 }
 
 void FlopsProbe::on_phase_end(Phase) {
-  if (counter_) counter_->tally().phase = FlopTally::kBuckets - 1;
+  if (counter_) counter_->tally().phase = kOutsidePhases;
 }
 
 void FlopsProbe::on_window_end(int) {
@@ -141,10 +139,8 @@ void FlopsProbe::contribute(nlohmann::json& result) const {
   const double n = static_cast<double>(iterations_);
   double total = 0, bytes = 0;
   for (int b = 0; b < FlopTally::kBuckets; ++b) total += totals_[b], bytes += bytes_[b];
-  f["forward"] = totals_[0] / n;
-  f["backward"] = totals_[1] / n;
-  f["optimizer"] = totals_[2] / n;
-  f["outside_phases"] = totals_[3] / n;
+  for (Phase p : kPhases) f[to_string(p)] = totals_[phase_index(p)] / n;
+  f["outside_phases"] = totals_[kOutsidePhases] / n;
   f["per_iteration"] = total / n;
   f["per_sample"] = samples_ > 0 ? nlohmann::json(total / samples_) : nlohmann::json(nullptr);
   f["sample_unit"] = unit_;
@@ -189,8 +185,9 @@ std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() con
   std::vector<std::pair<std::string, std::string>> lines;
   lines.push_back({"FLOPs", fmt::format("{} per sample ({}); {} per iteration: forward {}, backward {}, optimizer {}",
                                         si(total / samples_, "FLOP"), unit_,
-                                        si(total / n, "FLOP"), si(totals_[0] / n, "FLOP"),
-                                        si(totals_[1] / n, "FLOP"), si(totals_[2] / n, "FLOP"))});
+                                        si(total / n, "FLOP"), si(totals_[phase_index(Phase::forward)] / n, "FLOP"),
+                                        si(totals_[phase_index(Phase::backward)] / n, "FLOP"),
+                                        si(totals_[phase_index(Phase::optimizer)] / n, "FLOP"))});
   if (rate <= 0) return lines;
   lines.push_back({"achieved", si(rate, "FLOP/s") + " (FLOPs per sample × timed samples/s)"});
   for (const char* kind : {"measured", "datasheet"}) {

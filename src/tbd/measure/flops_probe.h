@@ -27,10 +27,11 @@ namespace tbd {
 
 // The counting state the callbacks write to; safe from any thread.
 struct FlopTally {
-  static constexpr int kBuckets = 4;  // forward, backward, optimizer, outside any phase
+  // By phase_index(), then kOutsidePhases for ops outside any phase.
+  static constexpr int kBuckets = kPhaseCount + 1;
   std::atomic<double> flops[kBuckets]{};
   std::atomic<double> bytes[kBuckets]{};
-  std::atomic<int> phase{kBuckets - 1};
+  std::atomic<int> phase{kOutsidePhases};  // the bucket ops count into now
   std::atomic<bool> counting{false};
   std::mutex by_op_mutex;
   std::map<std::string, double> by_op;  // FLOPs per op name

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "tbd/core/workload.h"
@@ -31,13 +32,12 @@ const char* to_string(MemoryCategory c) {
 
 namespace {
 
-constexpr int kNoPhase = 3;
 enum class Fate { pending, survived, freed_inside };  // relative to the phase that allocated it
 
 struct Block {
   uint64_t id = 0;
   int64_t bytes = 0;
-  int phase = kNoPhase;  // Phase as int, or kNoPhase
+  std::optional<Phase> phase;  // the phase that allocated it; none: outside every phase
   Fate fate = Fate::pending;
   int kind = -1;          // a MemoryCategory from the workload's state, or -1
   bool external = false;  // allocated before tracking began (or unseen): never reported freed
@@ -45,11 +45,10 @@ struct Block {
 
 MemoryCategory category_of(const Block& b) {
   if (b.kind >= 0) return static_cast<MemoryCategory>(b.kind);
-  switch (b.phase) {
-    case 0: return b.fate == Fate::freed_inside ? MemoryCategory::workspace : MemoryCategory::feature_maps;
-    case 1: return MemoryCategory::dynamic;
-    default: return MemoryCategory::other;
-  }
+  if (b.phase == Phase::forward)
+    return b.fate == Fate::freed_inside ? MemoryCategory::workspace : MemoryCategory::feature_maps;
+  if (b.phase == Phase::backward) return MemoryCategory::dynamic;
+  return MemoryCategory::other;
 }
 
 double now_s() {
@@ -103,7 +102,7 @@ class MemoryTracker {
         Block b;
         b.id = next_id_++;
         b.bytes = static_cast<int64_t>(t.storage().nbytes());
-        b.phase = kNoPhase;
+        b.phase.reset();
         b.fate = Fate::survived;
         b.external = true;
         b.kind = static_cast<int>(kind);
@@ -129,15 +128,15 @@ class MemoryTracker {
     externals.clear();
   }
 
-  void phase_begin(int p) {
+  void phase_begin(Phase p) {
     std::lock_guard<std::mutex> lock(mutex_);
     flush_peak();
     phase_ = p;
-    if (measuring_) point(std::string(to_string(static_cast<Phase>(p))) + "_begin");
+    if (measuring_) point(std::string(to_string(p)) + "_begin");
   }
 
   // Blocks of the ending phase that are still alive outlived it.
-  void phase_end(int p) {
+  void phase_end(Phase p) {
     std::lock_guard<std::mutex> lock(mutex_);
     flush_peak();
     for (auto& [ptr, b] : live_) {
@@ -146,13 +145,13 @@ class MemoryTracker {
         update_peak_copy(b);
       }
     }
-    phase_ = kNoPhase;
+    phase_.reset();
   }
 
-  void point_after_phase(int p) {
+  void point_after_phase(Phase p) {
     std::lock_guard<std::mutex> lock(mutex_);
     flush_peak();
-    if (measuring_) point(std::string(to_string(static_cast<Phase>(p))) + "_end");
+    if (measuring_) point(std::string(to_string(p)) + "_end");
   }
 
   void set_measuring(bool on) {
@@ -190,7 +189,7 @@ class MemoryTracker {
     }
     return out;
   }
-  std::array<int64_t, 3> phase_peaks() const {
+  std::array<int64_t, kPhaseCount> phase_peaks() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return phase_peaks_;
   }
@@ -210,7 +209,7 @@ class MemoryTracker {
   // set is still the one at the maximum, as allocations only raise it further.
   void check_peak() {
     if (!measuring_) return;
-    if (phase_ < 3) phase_peaks_[phase_] = std::max(phase_peaks_[phase_], live_bytes_);
+    if (phase_) phase_peaks_[phase_index(*phase_)] = std::max(phase_peaks_[phase_index(*phase_)], live_bytes_);
     if (live_bytes_ > peak_) {
       peak_ = live_bytes_;
       peak_t_ = now_s() - t0_;
@@ -254,7 +253,7 @@ class MemoryTracker {
   std::unordered_map<void*, Block> live_;
   int64_t live_bytes_ = 0;
   uint64_t next_id_ = 1;
-  int phase_ = kNoPhase;
+  std::optional<Phase> phase_;
   bool measuring_ = false;
   double t0_ = 0;
   int64_t iteration_ = 0;
@@ -264,7 +263,7 @@ class MemoryTracker {
   int64_t peak_iteration_ = 0;
   std::vector<Block> peak_blocks_;
   std::unordered_map<uint64_t, size_t> peak_index_;
-  std::array<int64_t, 3> phase_peaks_{};
+  std::array<int64_t, kPhaseCount> phase_peaks_{};  // by phase_index()
   std::vector<MemoryPoint> timeline_;
 };
 
@@ -406,20 +405,19 @@ void MemoryProbe::on_batch(const Batch& batch) {
 void MemoryProbe::on_iteration_end(const IterationRecord&) { tracker_->set_measuring(false); }
 
 void MemoryProbe::on_phase_begin(Phase p) {
-  if (installed_) tracker_->phase_begin(static_cast<int>(p));
+  if (installed_) tracker_->phase_begin(p);
 }
 
 void MemoryProbe::on_phase_end(Phase p) {
   if (!installed_) return;
-  const int phase = static_cast<int>(p);
-  tracker_->phase_end(phase);
+  tracker_->phase_end(p);
   if (p == Phase::backward) tracker_->mark(gradients_of(weights_), MemoryCategory::weight_gradients);
   if (p == Phase::optimizer) {
     // Optimizers create their state lazily, at the first step.
     if (optimizer_state_source_) optimizer_state_ = optimizer_state_source_();
     tracker_->mark(optimizer_state_, MemoryCategory::optimizer_state);
   }
-  tracker_->point_after_phase(phase);
+  tracker_->point_after_phase(p);
 }
 
 void MemoryProbe::on_run_end(const RunContext&) { stop(); }
@@ -427,7 +425,7 @@ void MemoryProbe::on_run_end(const RunContext&) { stop(); }
 int64_t MemoryProbe::peak_bytes() const { return tracker_->peak(); }
 MemoryBreakdown MemoryProbe::peak_breakdown() const { return tracker_->peak_breakdown(); }
 std::vector<MemoryPoint> MemoryProbe::timeline() const { return tracker_->timeline(); }
-std::array<int64_t, 3> MemoryProbe::phase_peaks() const { return tracker_->phase_peaks(); }
+std::array<int64_t, kPhaseCount> MemoryProbe::phase_peaks() const { return tracker_->phase_peaks(); }
 
 void MemoryProbe::contribute(nlohmann::json& result) const {
   nlohmann::json m;
@@ -448,7 +446,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
   for (int c = 0; c < kMemoryCategories; ++c) breakdown[to_string(static_cast<MemoryCategory>(c))] = b[c];
   m["breakdown"] = breakdown;
   const auto pp = tracker_->phase_peaks();
-  m["phase_peak_bytes"] = {{"forward", pp[0]}, {"backward", pp[1]}, {"optimizer", pp[2]}};
+  for (Phase p : kPhases) m["phase_peak_bytes"][to_string(p)] = pp[phase_index(p)];
   // Timeline, columnar and down-sampled to at most 300 points (the peak kept).
   const auto points = tracker_->timeline();
   const size_t stride = std::max<size_t>(1, (points.size() + 299) / 300);

@@ -70,7 +70,7 @@ class MemoryProbe : public Probe {
   int64_t peak_bytes() const;
   MemoryBreakdown peak_breakdown() const;
   std::vector<MemoryPoint> timeline() const;
-  std::array<int64_t, 3> phase_peaks() const;  // forward, backward, optimizer
+  std::array<int64_t, kPhaseCount> phase_peaks() const;  // by phase_index()
 
  private:
   std::shared_ptr<MemoryTracker> tracker_;

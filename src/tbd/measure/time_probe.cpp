@@ -81,8 +81,9 @@ nlohmann::json TimeProbe::phase_section() const {
   for (double s : seconds_) total += s;
   const PhaseClock& p = phase_totals_.phases;
   const double ms = 1e3 / n;
-  const double forward = p.seconds[0], backward = p.seconds[1] - p.sync_s, optimizer = p.seconds[2];
-  const double accounted = phase_totals_.data_s + forward + p.seconds[1] + optimizer;
+  const double forward = p.of(Phase::forward), backward = p.of(Phase::backward) - p.sync_s,
+               optimizer = p.of(Phase::optimizer);
+  const double accounted = phase_totals_.data_s + forward + p.of(Phase::backward) + optimizer;
   return {{"unit", "ms per timed iteration (mean)"},
           {"iteration_ms", total * ms},
           {"data_ms", phase_totals_.data_s * ms},
