@@ -9,6 +9,10 @@ namespace tbd {
 namespace {
 // Sparse gradients (embedding bags) travel densified: simple, and exact.
 torch::Tensor dense(const torch::Tensor& grad) { return grad.is_sparse() ? grad.to_dense() : grad; }
+
+double seconds_of(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
 }  // namespace
 
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group,
@@ -86,8 +90,9 @@ void GradientReducer::synchronize() {
   const auto wait_end = Clock::now();
 
   CommIteration it;
+  it.backward_end_s = seconds_of(wait_begin);
+  it.wait_end_s = seconds_of(wait_end);
   const double scale = 1.0 / group_.size();
-  std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
   for (auto& b : buckets_) {
     b.flat.mul_(scale);
     for (size_t i = 0; i < b.members.size(); ++i) {
@@ -104,38 +109,15 @@ void GradientReducer::synchronize() {
     // The completion callback may trail wait() by a moment: fall back to the wait's end.
     const Clock::rep done_rep = b.done_at.load();
     const auto done = done_rep != 0 ? std::max(Clock::time_point(Clock::duration(done_rep)), b.launched_at) : wait_end;
-    spans.emplace_back(b.launched_at, done);
-    // NCCL times the collective on the device; Gloo's is read on the host.
-    const double seconds = b.pending->device_seconds().value_or(std::chrono::duration<double>(done - b.launched_at).count());
-    const double bytes = static_cast<double>(b.flat.numel() * static_cast<int64_t>(b.flat.element_size()));
-    it.bucket_seconds.push_back(seconds);
-    it.bucket_bytes.push_back(bytes);
-    it.bytes += static_cast<int64_t>(bytes);
+    it.buckets.push_back({.bytes = b.flat.numel() * static_cast<int64_t>(b.flat.element_size()),
+                          .launched_s = seconds_of(b.launched_at),
+                          .done_s = seconds_of(done),
+                          .device_seconds = b.pending->device_seconds()});
     b.ready = 0;
     b.launched = false;
     b.pending.reset();
   }
   std::fill(has_grad_.begin(), has_grad_.end(), false);
-  // Busy time is the union of in-flight intervals; hidden is its part before backward ended.
-  std::sort(spans.begin(), spans.end());
-  Clock::time_point cur_begin{}, cur_end{};
-  bool open = false;
-  auto add = [&](Clock::time_point a, Clock::time_point e) {
-    it.busy_s += std::chrono::duration<double>(e - a).count();
-    const auto hidden_end = std::min(e, wait_begin);  // backward's computation ended when we were called
-    if (hidden_end > a) it.hidden_s += std::chrono::duration<double>(hidden_end - a).count();
-  };
-  for (const auto& [a, e] : spans) {
-    if (open && a <= cur_end) {
-      cur_end = std::max(cur_end, e);
-    } else {
-      if (open) add(cur_begin, cur_end);
-      cur_begin = a, cur_end = e, open = true;
-    }
-  }
-  if (open) add(cur_begin, cur_end);
-  it.buckets = static_cast<int>(buckets_.size());
-  it.exposed_wait_s = std::chrono::duration<double>(wait_end - wait_begin).count();
   std::lock_guard<std::mutex> lock(mutex_);
   history_.push_back(std::move(it));
 }

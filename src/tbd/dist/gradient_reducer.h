@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <torch/types.h>
@@ -22,14 +23,19 @@
 
 namespace tbd {
 
-// What one iteration's communication did (for the comm probe).
+// What one synchronisation did, as events on the steady clock (seconds since
+// its epoch); the comm probe turns them into busy, hidden and exposed time
+// and bus bandwidth (docs/metrics.md#comm).
+struct BucketAllreduce {
+  int64_t bytes = 0;
+  double launched_s = 0;  // the all-reduce was started
+  double done_s = 0;      // the backend reported it complete
+  std::optional<double> device_seconds;  // NCCL's own timing of the collective on the device
+};
 struct CommIteration {
-  int64_t bytes = 0;          // gradient bytes all-reduced
-  int buckets = 0;
-  double busy_s = 0;          // union of the buckets' in-flight intervals
-  double hidden_s = 0;        // part of it while backward was still computing
-  double exposed_wait_s = 0;  // time synchronize() blocked after backward's computation
-  std::vector<double> bucket_seconds, bucket_bytes;
+  std::vector<BucketAllreduce> buckets;
+  double backward_end_s = 0;  // synchronize() was called: backward's computation had ended
+  double wait_end_s = 0;      // every bucket had completed
 };
 
 class GradientReducer final : public GradientSync {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "tbd/core/options.h"
@@ -9,6 +10,40 @@
 #include "tbd/measure/statistics.h"
 
 namespace tbd {
+
+CommFigures analyse_synchronisation(const CommIteration& it) {
+  CommFigures f;
+  f.buckets = static_cast<int>(it.buckets.size());
+  f.exposed_wait_s = it.wait_end_s - it.backward_end_s;
+  // Busy time is the union of the buckets' in-flight intervals; hidden is its
+  // part before backward's computation ended.
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& b : it.buckets) {
+    spans.emplace_back(b.launched_s, b.done_s);
+    f.bytes += static_cast<double>(b.bytes);
+    // NCCL times the collective on the device; Gloo's is read on the host.
+    f.bucket_seconds.push_back(b.device_seconds.value_or(b.done_s - b.launched_s));
+    f.bucket_bytes.push_back(static_cast<double>(b.bytes));
+  }
+  std::sort(spans.begin(), spans.end());
+  auto add = [&](double begin, double end) {
+    f.busy_s += end - begin;
+    const double hidden_end = std::min(end, it.backward_end_s);
+    if (hidden_end > begin) f.hidden_s += hidden_end - begin;
+  };
+  double begin = 0, end = 0;
+  bool open = false;
+  for (const auto& [a, e] : spans) {
+    if (open && a <= end) {
+      end = std::max(end, e);
+    } else {
+      if (open) add(begin, end);
+      begin = a, end = e, open = true;
+    }
+  }
+  if (open) add(begin, end);
+  return f;
+}
 
 void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
@@ -24,11 +59,12 @@ void CommProbe::on_iteration_end(const IterationRecord& r) {
   // generator backward); its figures are the sums over its synchronisations.
   double busy = 0, hidden = 0, exposed = 0, bytes = 0, weighted = 0, timed_bytes = 0;
   int buckets = 0;
-  for (const auto& it : history) {
+  for (const auto& sync : history) {
+    const CommFigures it = analyse_synchronisation(sync);
     busy += it.busy_s;
     hidden += it.hidden_s;
     exposed += it.exposed_wait_s;
-    bytes += static_cast<double>(it.bytes);
+    bytes += it.bytes;
     buckets += it.buckets;
     // nccl-tests convention per bucket: algbw = bytes / time, busbw = algbw · 2(n−1)/n.
     for (size_t b = 0; b < it.bucket_seconds.size(); ++b)

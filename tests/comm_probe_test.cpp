@@ -1,0 +1,46 @@
+// The comm probe's analysis of the reducer's events: busy time is the union
+// of the buckets' in-flight intervals, hidden the part before backward ended.
+#include <gtest/gtest.h>
+
+#include "tbd/dist/gradient_reducer.h"
+#include "tbd/measure/comm_probe.h"
+
+namespace tbd {
+namespace {
+
+BucketAllreduce bucket(int64_t bytes, double launched, double done) {
+  return {.bytes = bytes, .launched_s = launched, .done_s = done};
+}
+
+TEST(CommAnalysis, OverlappingBucketsCountOnceAndSplitAtBackwardsEnd) {
+  CommIteration it;
+  it.buckets = {bucket(400, 10.0, 11.0), bucket(600, 10.5, 12.0)};
+  it.backward_end_s = 11.5;
+  it.wait_end_s = 12.25;
+  const CommFigures f = analyse_synchronisation(it);
+  EXPECT_EQ(f.buckets, 2);
+  EXPECT_DOUBLE_EQ(f.bytes, 1000);
+  EXPECT_DOUBLE_EQ(f.busy_s, 2.0);    // [10, 12], not 1 + 1.5
+  EXPECT_DOUBLE_EQ(f.hidden_s, 1.5);  // [10, 11.5]
+  EXPECT_DOUBLE_EQ(f.exposed_wait_s, 0.75);
+  ASSERT_EQ(f.bucket_seconds.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.bucket_seconds[0], 1.0);
+  EXPECT_DOUBLE_EQ(f.bucket_seconds[1], 1.5);
+}
+
+TEST(CommAnalysis, GapsBetweenBucketsAreNotBusyAndDeviceTimingWins) {
+  CommIteration it;
+  it.buckets = {bucket(8, 3.0, 4.0), bucket(8, 1.0, 2.0)};  // out of launch order
+  it.buckets[1].device_seconds = 0.25;                      // NCCL's own timing
+  it.backward_end_s = 0.5;                                  // both after backward: nothing hidden
+  it.wait_end_s = 4.0;
+  const CommFigures f = analyse_synchronisation(it);
+  EXPECT_DOUBLE_EQ(f.busy_s, 2.0);
+  EXPECT_DOUBLE_EQ(f.hidden_s, 0.0);
+  EXPECT_DOUBLE_EQ(f.exposed_wait_s, 3.5);
+  EXPECT_DOUBLE_EQ(f.bucket_seconds[0], 1.0);
+  EXPECT_DOUBLE_EQ(f.bucket_seconds[1], 0.25);
+}
+
+}  // namespace
+}  // namespace tbd
