@@ -9,7 +9,6 @@
 #include <cmath>
 #include <memory>
 
-#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/librispeech.h"
 #include "tbd/data/spectrogram.h"
@@ -71,7 +70,7 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
     scale_ = config_for(options.scale);
-    max_grad_norm_ = settings.real("max_grad_norm");
+    max_gradient_norm_ = settings.real("max_grad_norm");
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
@@ -93,19 +92,14 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
     return batch;
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
+    namespace F = torch::nn::functional;
     auto [log_probs, out_lengths] = model_->forward(batch.inputs[0], batch.inputs[1]);
     // Summed over the batch then divided by its size, as deepspeech.pytorch;
     // an impossible alignment counts zero instead of poisoning the step.
-    auto loss = torch::nn::functional::ctc_loss(
-                    log_probs.to(torch::kFloat), batch.targets[0], out_lengths, batch.targets[1],
-                    torch::nn::functional::CTCLossFuncOptions().reduction(torch::kSum).zero_infinity(true)) /
-                static_cast<double>(batch.samples);
-    forward.end();
-    phases.backward(loss);
-    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_grad_norm_);
-    return {loss.detach()};
+    return F::ctc_loss(log_probs.to(torch::kFloat), batch.targets[0], out_lengths, batch.targets[1],
+                       F::CTCLossFuncOptions().reduction(torch::kSum).zero_infinity(true)) /
+           static_cast<double>(batch.samples);
   }
 
   // Audio seconds per second = samples_per_s × audio_seconds_per_utterance
@@ -154,7 +148,6 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
   }
 
   ScaleConfig scale_;
-  double max_grad_norm_ = 400;
   double audio_seconds_ = 0;
   int64_t utterances_ = 0;
 };

@@ -88,16 +88,10 @@ class DLRM final : public Recipe<nn::DLRM> {
     }
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], batch.inputs[1]);
     // The reference applies a sigmoid then BCE; on the logit is the same loss, stabler.
-    auto loss = torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat),
-                                                                        batch.targets[0]);
-    forward.end();
-    phases.backward(loss);
-    phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]);
   }
 
   nlohmann::json configuration() const override {

@@ -121,7 +121,7 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
                        .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  torch::Tensor compute_loss(const Batch& batch) override {
     const auto& images = batch.inputs[0];
     const auto sizes = batch.inputs[1].accessor<int64_t, 2>();
     std::vector<nn::ImageSize> image_sizes;
@@ -131,13 +131,7 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
       boxes.push_back(batch.targets[static_cast<size_t>(2 * i)]);
       labels.push_back(batch.targets[static_cast<size_t>(2 * i + 1)]);
     }
-    auto forward = phases.forward();
-    const nn::FasterRcnnLosses losses = model_->forward(images, image_sizes, boxes, labels);
-    auto loss = losses.total();
-    forward.end();
-    phases.backward(loss);
-    phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return model_->forward(images, image_sizes, boxes, labels).total();
   }
 
   nlohmann::json configuration() const override {

@@ -9,7 +9,6 @@
 
 #include <random>
 
-#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/data/synthetic_text.h"
@@ -93,15 +92,9 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
     const auto logits = model_->forward(batch.inputs[0]);
-    const auto loss = torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}),
-                                                           batch.targets[0].reshape({-1}));
-    forward.end();
-    phases.backward(loss);
-    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
-    return {loss.detach()};
+    return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}));
   }
 
   nlohmann::json configuration() const override {
@@ -142,7 +135,6 @@ class GptWorkload final : public Recipe<nn::Gpt> {
 
   int64_t batch_size_ = 8;
   nn::GptConfig config_;
-  double max_gradient_norm_ = 1.0;
   std::string data_description_;
 };
 

@@ -5,7 +5,6 @@
 #include <torch/optim/rmsprop.h>
 
 #include "tbd/core/error.h"
-#include "tbd/core/clipped_step.h"
 #include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/nn/inception3.h"
@@ -107,19 +106,15 @@ class Inception3 final : public Recipe<nn::Inception3> {
                                   .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  torch::Tensor compute_loss(const Batch& batch) override {
     namespace F = torch::nn::functional;
     const auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing_);
-    auto forward = phases.forward();
     const nn::InceptionOutput out = model_->forward(batch.inputs[0]);
     // The objective: main loss + 0.4 × auxiliary loss (both label-smoothed).
     auto loss = F::cross_entropy(out.logits, batch.targets[0], loss_options);
     if (out.aux_logits.defined())
       loss = loss + kAuxLossWeight * F::cross_entropy(out.aux_logits, batch.targets[0], loss_options);
-    forward.end();
-    phases.backward(loss);
-    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
-    return {loss.detach()};
+    return loss;
   }
 
   nlohmann::json configuration() const override {
@@ -133,7 +128,7 @@ class Inception3 final : public Recipe<nn::Inception3> {
  private:
   int image_size_ = 299;
   nn::Inception3Config config_;
-  double lr_ = 0, max_gradient_norm_ = 2.0, label_smoothing_ = 0.1;
+  double lr_ = 0, label_smoothing_ = 0.1;
 };
 
 }  // namespace

@@ -69,15 +69,9 @@ class NCF final : public Recipe<nn::NeuMF> {
     optimizer_ = make_adam(model_->parameters(), torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], batch.inputs[1]);
-    auto loss = torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat),
-                                                                        batch.targets[0]);
-    forward.end();
-    phases.backward(loss);
-    phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]);
   }
 
   nlohmann::json configuration() const override {

@@ -1,8 +1,9 @@
 // What nine of the eleven workloads are: one model, one optimizer and one
 // source of batches. A workload derived from Recipe builds them in setup()
 // (place() puts the model on the device in training mode) and writes its
-// step; handing out batches and exposing weights and optimizer state is done
-// here once. wgan (two models) and a3c (worker threads) implement Workload
+// loss; the training step around it (phases, backward, clipping, optimizer),
+// handing out batches and exposing weights and optimizer state are done here
+// once. wgan (two models) and a3c (worker threads) implement Workload
 // directly.
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "tbd/core/clipped_step.h"
 #include "tbd/core/workload.h"
 #include "tbd/data/batch_source.h"
 
@@ -22,7 +24,27 @@ class Recipe : public Workload {
   Batch next_batch() override { return batches_.next(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
+  // One training iteration: the forward pass and loss inside the forward
+  // phase, backward, then the optimizer step (after clipping the gradients'
+  // global norm to max_gradient_norm_ when that is > 0).
+  StepOutput step(const Batch& batch, Phases& phases) override {
+    torch::Tensor loss;
+    {
+      auto forward = phases.forward();
+      loss = compute_loss(batch);
+    }
+    phases.backward(loss);
+    if (max_gradient_norm_ > 0)
+      clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
+    else
+      phases.optimizer_step(*optimizer_);
+    return {loss.detach()};
+  }
+
  protected:
+  // The forward pass and the training loss (a scalar) of one batch.
+  virtual torch::Tensor compute_loss(const Batch& batch) = 0;
+
   // The model, on `device`, in training mode.
   void place(Model model, torch::Device device) {
     model_ = std::move(model);
@@ -33,6 +55,7 @@ class Recipe : public Workload {
   torch::Device device_{torch::kCPU};
   Model model_{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  double max_gradient_norm_ = 0;  // > 0: clip the gradients' global norm to this before each step
   BatchSource batches_;
 };
 

@@ -92,14 +92,9 @@ class ResNet50 final : public Recipe<nn::ResNet> {
                                   .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
     auto logits = model_->forward(nn::in_memory_format(batch.inputs[0], memory_format_));
-    auto loss = torch::nn::functional::cross_entropy(logits, batch.targets[0]);
-    forward.end();
-    phases.backward(loss);
-    phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return torch::nn::functional::cross_entropy(logits, batch.targets[0]);
   }
 
   nlohmann::json configuration() const override {

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 
-#include "tbd/core/clipped_step.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/synthetic_text.h"
@@ -100,18 +99,13 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
     return batch;
   }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
-    auto forward = phases.forward();
+  torch::Tensor compute_loss(const Batch& batch) override {
+    namespace F = torch::nn::functional;
     const auto logits = model_->forward(batch.inputs[0], batch.inputs[1], batch.inputs[2]);
     // TF nmt's loss: summed over real target tokens, divided by the batch's sentences.
-    const auto loss = torch::nn::functional::cross_entropy(
-                          logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
-                          torch::nn::functional::CrossEntropyFuncOptions().ignore_index(ids_.pad).reduction(torch::kSum)) /
-                      static_cast<double>(batch.inputs[0].size(0));
-    forward.end();
-    phases.backward(loss);
-    clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
-    return {loss.detach()};
+    return F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
+                            F::CrossEntropyFuncOptions().ignore_index(ids_.pad).reduction(torch::kSum)) /
+           static_cast<double>(batch.inputs[0].size(0));
   }
 
   nlohmann::json configuration() const override {
@@ -145,7 +139,6 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
   int64_t batch_sentences_ = 128;
   nn::Seq2SeqConfig config_;
   SpecialIds ids_{1, 2, 3, 3, false};
-  double max_gradient_norm_ = 5.0;
   std::string data_description_;
   int64_t sentences_drawn_ = 0, tokens_drawn_ = 0;
 };

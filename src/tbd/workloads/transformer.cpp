@@ -106,19 +106,19 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
         model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9), options.optimizer_impl);
   }
 
+  // The paper's schedule sets the learning rate of every step.
   StepOutput step(const Batch& batch, Phases& phases) override {
     ++steps_;
     for (auto& group : optimizer_->param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate(steps_));
-    auto forward = phases.forward();
+    return Recipe::step(batch, phases);
+  }
+
+  torch::Tensor compute_loss(const Batch& batch) override {
+    namespace F = torch::nn::functional;
     const auto logits = model_->forward(batch.inputs[0], batch.inputs[1], batch.inputs[2]);
-    const auto loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(ids_.pad).label_smoothing(label_smoothing_));
-    forward.end();
-    phases.backward(loss);
-    phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
+                            F::CrossEntropyFuncOptions().ignore_index(ids_.pad).label_smoothing(label_smoothing_));
   }
 
   nlohmann::json configuration() const override {
