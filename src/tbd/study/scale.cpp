@@ -1,0 +1,120 @@
+#include "tbd/study/scale.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tbd/core/error.h"
+#include "tbd/dist/local_capacity.h"
+#include "tbd/dist/local_launcher.h"
+#include "tbd/measure/environment.h"
+#include "tbd/measure/runner.h"
+#include "tbd/report/report_text.h"
+#include "tbd/report/result_file.h"
+#include "tbd/report/result_set.h"
+
+namespace tbd {
+namespace fs = std::filesystem;
+
+std::vector<int> parse_process_counts(const std::string& text) {
+  std::vector<int> counts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    try {
+      size_t used = 0;
+      const int n = std::stoi(part, &used);
+      if (used != part.size() || n < 1 || n > 1024) throw std::invalid_argument(part);
+      counts.push_back(n);
+    } catch (const std::exception&) {
+      throw UsageError("--nproc takes a comma-separated list of process counts such as 1,2,4; got '" + text + "'");
+    }
+  }
+  if (counts.empty()) throw UsageError("--nproc needs at least one process count, e.g. 1,2");
+  return counts;
+}
+
+ScalingFigures scaling_figures(int nproc, double rate, int baseline_nproc, double baseline_rate) {
+  if (!(baseline_rate > 0)) return {};
+  return {rate / baseline_rate, rate * baseline_nproc / (nproc * baseline_rate)};
+}
+
+std::string scale_table_header() {
+  return fmt::format("{:>6} {:>16} {:>9} {:>11}\n", "nproc", "samples/s", "speed-up", "efficiency");
+}
+
+std::string scale_table_row(int nproc, double rate, const ScalingFigures& figures) {
+  return fmt::format("{:>6} {:>16} {:>9.3f} {:>10.1f}%\n", nproc, format_number(rate), figures.speedup,
+                     100 * figures.efficiency);
+}
+
+std::string scale_table_footer(const std::string& unit, int baseline_nproc) {
+  return fmt::format("throughput in {} across all processes; efficiency = throughput(n) / "
+                     "(n · throughput per process at {})\n",
+                     unit, baseline_nproc);
+}
+
+namespace {
+
+// The runs' result files live only as long as the study: their documents
+// end up inside the scaling result.
+struct ScratchFolder {
+  fs::path path;
+  ScratchFolder() : path(fs::temp_directory_path() / ("tbd-scale-" + std::to_string(::getpid()))) {
+    fs::create_directories(path);
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+StudyOutcome run_scale(const ScaleRequest& request, std::ostream& human) {
+  const int most = *std::max_element(request.counts.begin(), request.counts.end());
+  check_data_parallel_supported(request.workload, most);
+  if (!request.out.empty()) check_output_path(request.out);
+  if (!request.oversubscribe) check_local_ranks_fit(most, request.run.options.device == "cpu");
+  const ScratchFolder dir;
+  nlohmann::json points = nlohmann::json::array();
+  const int baseline_nproc = request.counts.front();
+  double baseline = 0;  // throughput at the first process count
+  human << scale_table_header();
+  for (int n : request.counts) {
+    const std::string file = (dir.path / ("nproc-" + std::to_string(n) + ".json")).string();
+    std::vector<std::string> args = {request.program, "run", request.workload};
+    args.insert(args.end(), request.run.tokens.begin(), request.run.tokens.end());
+    args.insert(args.end(), {"--nproc", std::to_string(n), "--out", file, "--quiet"});
+    const int rc = run_local_workers(args, n);
+    if (rc == 2) throw UsageError("the runs of tbd scale were refused (see above)");
+    if (rc != 0) throw Error("the run with " + std::to_string(n) + " process(es) failed (see above)");
+    std::ifstream in(file);
+    const nlohmann::json r = nlohmann::json::parse(in);
+    const double rate = throughput_of(r);
+    if (baseline == 0) baseline = rate;
+    const ScalingFigures figures = scaling_figures(n, rate, baseline_nproc, baseline);
+    human << scale_table_row(n, rate, figures);
+    points.push_back({{"nproc", n},
+                      {"samples_per_s", rate},
+                      {"speedup", figures.speedup},
+                      {"efficiency", figures.efficiency},
+                      {"result", r}});
+  }
+  const std::string unit = throughput_unit(points[0]["result"]);
+  human << scale_table_footer(unit, baseline_nproc);
+  const nlohmann::json scale = {{"schema", "tbd.scale/1"},
+                                {"workload", request.workload},
+                                {"unit", unit},
+                                {"baseline_nproc", baseline_nproc},
+                                {"points", points},
+                                {"environment", capture_environment()}};
+  if (!request.out.empty()) write_json_atomically(request.out, scale);
+  return {scale, 0};
+}
+
+}  // namespace tbd
