@@ -241,7 +241,8 @@ TEST(SweepPoint, APeakAboveTheLimitIsOutOfMemoryWithoutAFile) {
 }
 
 TEST(SweepPoint, AnInterruptedRunWithAResultIsPartial) {
-  const auto by_signal = sweep_point(4, exited(130, "interrupted by SIGINT"), result_document(1, 1, true), {}, "f", "l");
+  const auto by_signal =
+      sweep_point(4, exited(130, "interrupted by SIGINT"), result_document(1, 1, true), {}, "f", "l");
   EXPECT_EQ(by_signal["status"], "partial");
   EXPECT_EQ(by_signal["error"], "interrupted by SIGINT");
   EXPECT_EQ(by_signal["file"], "f");

@@ -33,8 +33,9 @@ Command add_scale_command(CLI::App& app) {
             ScaleRequest request;
             request.workload = a->workload;
             request.counts = parse_process_counts(a->nproc);
-            request.run = parse_run_options(cmd->remaining(), a->workload,
-                                            {"tbd scale", {"--out", "--json", "--nproc"}, "; give --out to scale instead"});
+            request.run = parse_run_options(
+                cmd->remaining(), a->workload,
+                {"tbd scale", {"--out", "--json", "--nproc"}, "; give --out to scale instead"});
             request.out = a->out;
             request.oversubscribe = a->oversubscribe;
             request.program = program_args()[0];

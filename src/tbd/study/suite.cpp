@@ -157,7 +157,8 @@ StudyOutcome run_suite(const SuiteRequest& request, std::ostream& human) {
   for (const auto& [w, options] : request.runs) {
     const std::string file = (fs::path(dir) / (w + ".json")).string();
     const std::string log = (fs::path(dir) / "logs" / (w + ".log")).string();
-    nlohmann::json entry = {{"workload", w}, {"options", options}, {"file", w + ".json"}, {"log", "logs/" + w + ".log"}};
+    nlohmann::json entry = {
+        {"workload", w}, {"options", options}, {"file", w + ".json"}, {"log", "logs/" + w + ".log"}};
     if (interrupted) {
       entry["status"] = "skipped";
       entry["error"] = "the suite was interrupted before this run";
