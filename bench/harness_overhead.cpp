@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "tbd/core/phases.h"
-#include "tbd/core/registry.h"
 #include "tbd/core/rng.h"
 #include "tbd/measure/probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/statistics.h"
+#include "tbd/workloads/registry.h"
 
 namespace {
 
@@ -41,7 +41,9 @@ tbd::RunOptions options_for(const Plan& p) {
 }
 
 double tbd_median(const Plan& p) {
-  const auto result = tbd::run_benchmark(options_for(p), tbd::default_probes()).result;
+  const auto options = options_for(p);
+  const auto workload = tbd::create_workload(options.workload);
+  const auto result = tbd::run_benchmark(options, *workload, tbd::default_probes()).result;
   return result["summary"]["median_s"].get<double>();
 }
 

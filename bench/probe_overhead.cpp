@@ -24,6 +24,7 @@
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/measure/runner.h"
+#include "tbd/workloads/registry.h"
 
 namespace {
 
@@ -47,19 +48,24 @@ int main(int argc, char** argv) {
   std::vector<std::string> extra = {"flops", "memory"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--workload") o.workload = v;
-    else if (k == "--scale") o.scale = tbd::parse_scale(v);
-    else if (k == "--batch") o.batch_size = std::stoll(v);
-    else if (k == "--iters") o.iters = std::stoi(v);
-    else if (k == "--pairs") pairs = std::stoi(v);
-    else if (k == "--threads") o.threads = std::stoi(v);
+    if (k == "--workload")
+      o.workload = v;
+    else if (k == "--scale")
+      o.scale = tbd::parse_scale(v);
+    else if (k == "--batch")
+      o.batch_size = std::stoll(v);
+    else if (k == "--iters")
+      o.iters = std::stoi(v);
+    else if (k == "--pairs")
+      pairs = std::stoi(v);
+    else if (k == "--threads")
+      o.threads = std::stoi(v);
     else if (k == "--probes") {
       extra.clear();
       std::stringstream in(v);
       for (std::string part; std::getline(in, part, ',');)
         if (!part.empty()) extra.push_back(part);
-    }
-    else {
+    } else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
     }
@@ -69,20 +75,20 @@ int main(int argc, char** argv) {
   probed.insert(probed.end(), extra.begin(), extra.end());
   std::string probed_name = "time";
   for (const auto& e : extra) probed_name += "+" + e;
-  std::vector<double> a, b;  // every measured iteration time of each configuration
+  std::vector<double> a, b;          // every measured iteration time of each configuration
   std::vector<double> cpu_a, cpu_b;  // CPU seconds per iteration, one value per run
   try {
     for (int p = 0; p < pairs; ++p) {
       for (int which = 0; which < 2; ++which) {
-        const auto result = tbd::run_benchmark(o, which == 0 ? base : probed).result;
+        const auto workload = tbd::create_workload(o.workload);
+        const auto result = tbd::run_benchmark(o, *workload, which == 0 ? base : probed).result;
         for (const auto& t : result.at("iterations")) (which == 0 ? a : b).push_back(t.get<double>());
         const auto& cpu = result.at("cpu");
         (which == 0 ? cpu_a : cpu_b)
             .push_back((cpu.at("user_s").get<double>() + cpu.at("system_s").get<double>()) /
                        static_cast<double>(result.at("iterations").size()));
         std::cerr << fmt::format("pair {}/{} {}: median {:.1f} ms\n", p + 1, pairs,
-                                 which == 0 ? std::string("time") : probed_name,
-                                 1e3 * median(which == 0 ? a : b));
+                                 which == 0 ? std::string("time") : probed_name, 1e3 * median(which == 0 ? a : b));
       }
     }
   } catch (const tbd::Error& e) {
@@ -93,7 +99,8 @@ int main(int argc, char** argv) {
   // The fastest iteration of each is the least disturbed by other processes.
   const double fa = *std::min_element(a.begin(), a.end()), fb = *std::min_element(b.begin(), b.end());
   std::cout << fmt::format(
-      "{{\"benchmark\": \"probe_overhead\", \"probes\": \"{}\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": {}, "
+      "{{\"benchmark\": \"probe_overhead\", \"probes\": \"{}\", \"workload\": \"{}\", \"scale\": \"{}\", \"batch\": "
+      "{}, "
       "\"threads\": {}, \"iterations_each\": {}, \"median_s_time\": {:.6f}, "
       "\"median_s_probed\": {:.6f}, \"ratio\": {:.4f}, \"overhead_percent\": {:.2f}, "
       "\"cpu_s_per_iteration_time\": {:.6f}, \"cpu_s_per_iteration_probed\": {:.6f}, "

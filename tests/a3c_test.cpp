@@ -6,15 +6,15 @@
 #include <cstdio>
 #include <numeric>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/envs/canvas.h"
-#include "tbd/envs/games.h"
 #include "tbd/envs/game_rng.h"
+#include "tbd/envs/games.h"
 #include "tbd/measure/runner.h"
 #include "tbd/nn/atari_net.h"
 #include "tbd/rl/a3c_trainer.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -25,8 +25,8 @@ TEST(A3C, NetworkParametersMatchTheLayerShapes) {
     nn::AtariNetConfig c;
     c.actions = actions;
     // conv 4->16 8x8, conv 16->32 4x4, fc 32·9·9->256, policy 256->A, value 256->1.
-    const int64_t expected = (4 * 16 * 64 + 16) + (16 * 32 * 16 + 32) + (32 * 9 * 9 * 256 + 256) +
-                             (256 * actions + actions) + (256 + 1);
+    const int64_t expected =
+        (4 * 16 * 64 + 16) + (16 * 32 * 16 + 32) + (32 * 9 * 9 * 256 + 256) + (256 * actions + actions) + (256 + 1);
     EXPECT_EQ(count_parameters(*nn::AtariNet(c)), expected) << game;
     EXPECT_EQ(nn::atari_net_parameters(c), expected) << game;
     testing::WorkloadUnderTest w("a3c", Scale::tiny, {{"game", game}}, 1);
@@ -123,11 +123,12 @@ TEST(A3C, TMaxSettingAndRefusals) {
   EXPECT_EQ(w.workload->next_batch().samples, 2 * 7 * 4);
   EXPECT_EQ(w.workload->configuration()["actions"], 4);
 
-  const std::string dp = testing::error_of<UsageError>([] { check_data_parallel_supported("a3c", 2); });
+  const std::string dp =
+      testing::error_of<UsageError>([] { check_data_parallel_supported(create_workload("a3c")->info(), 2); });
   EXPECT_NE(dp.find("asynchronously"), std::string::npos) << dp;
   EXPECT_NE(dp.find("--batch-size"), std::string::npos) << dp;
-  EXPECT_NO_THROW(check_data_parallel_supported("a3c", 1));
-  EXPECT_NO_THROW(check_data_parallel_supported("resnet50", 2));
+  EXPECT_NO_THROW(check_data_parallel_supported(create_workload("a3c")->info(), 1));
+  EXPECT_NO_THROW(check_data_parallel_supported(create_workload("resnet50")->info(), 2));
 }
 
 // A game with an obvious best policy, through the same interface and

@@ -7,12 +7,12 @@
 #include <fstream>
 
 #include "tbd/core/options.h"
-#include "tbd/core/registry.h"
 #include "tbd/core/workload.h"
 #include "tbd/measure/energy_probe.h"
 #include "tbd/measure/gpu_probe.h"
 #include "tbd/measure/nvml.h"
 #include "tbd/measure/rapl.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd {
 namespace {

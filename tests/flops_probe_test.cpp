@@ -11,6 +11,7 @@
 #include "tbd/measure/flop_rules.h"
 #include "tbd/measure/flops_probe.h"
 #include "tbd/measure/runner.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -32,7 +33,8 @@ TEST(FlopCounter, GroupedAndTransposedConvolution) {
   FlopCounter counter;
   counter.tally().counting = true;
   auto x = at::randn({1, 8, 10, 10});
-  at::conv2d(x, at::randn({8, 2, 3, 3}), {}, at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{1}, /*groups=*/4);  // out 8×8
+  at::conv2d(x, at::randn({8, 2, 3, 3}), {}, at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{1},
+             /*groups=*/4);  // out 8×8
   const double grouped = 2.0 * 8 * 2 * 3 * 3 * 8 * 8;
   EXPECT_DOUBLE_EQ(counter.total_flops(), grouped);
   at::conv_transpose2d(x, at::randn({8, 4, 2, 2}), {}, 2);  // each input pixel → 2×2 window
@@ -152,7 +154,7 @@ nlohmann::json run_resnet(Scale scale, int64_t batch) {
   o.iters = 1;
   o.threads = 1;
   o.quiet = true;
-  return run_benchmark(o, {"flops"}).result.at("flops");
+  return testing::run_registered(o, {"flops"}).result.at("flops");
 }
 
 // Reference: `python tests/reference/resnet50_flops.py` (torch 2.13.0+cpu,

@@ -9,13 +9,14 @@
 #include "tbd/measure/device.h"
 #include "tbd/measure/peak.h"
 #include "tbd/measure/runner.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                                     \
-  if (!torch::cuda::is_available())                                                             \
-  GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible); "     \
+#define SKIP_WITHOUT_CUDA()                                                                 \
+  if (!torch::cuda::is_available())                                                         \
+  GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible); " \
                   "run scripts/gpu-check on a GPU machine"
 
 RunOptions tiny_run(const std::string& device, Precision precision = Precision::fp32) {
@@ -33,7 +34,7 @@ RunOptions tiny_run(const std::string& device, Precision precision = Precision::
 
 TEST(Device, PlainCudaMeansTheRanksOwnGpu) {
   EXPECT_EQ(device_for_rank("cuda", 1), "cuda:1");
-  EXPECT_EQ(device_for_rank("cuda", -1), "cuda");    // not distributed
+  EXPECT_EQ(device_for_rank("cuda", -1), "cuda");     // not distributed
   EXPECT_EQ(device_for_rank("cuda:3", 1), "cuda:3");  // an explicit choice is kept
   EXPECT_EQ(device_for_rank("cpu", 2), "cpu");
 }
@@ -46,13 +47,12 @@ TEST(Device, TimerMeasuresNothingOnTheCpu) {
 }
 
 TEST(Device, CpuRunsSayWhyGpuFiguresAreMissing) {
-  const auto r = run_benchmark(tiny_run("cpu"), {"memory", "gpu"}).result;
+  const auto r = testing::run_registered(tiny_run("cpu"), {"memory", "gpu"}).result;
   EXPECT_TRUE(r["device_time"]["mean_s"].is_null());
   EXPECT_NE(r["device_time"]["not_available"].get<std::string>().find("CUDA"), std::string::npos);
   EXPECT_TRUE(r["memory"]["cuda_allocator"].contains("not_available"));
   EXPECT_TRUE(r["gpu"]["kernel_busy_share"].is_null());
-  EXPECT_NE(r["gpu"]["kernels"]["not_available"].get<std::string>().find("not on a CUDA device"),
-            std::string::npos);
+  EXPECT_NE(r["gpu"]["kernels"]["not_available"].get<std::string>().find("not on a CUDA device"), std::string::npos);
 }
 
 TEST(Peak, CpuHasNoTf32OrFp16GemmPeak) {
@@ -81,7 +81,7 @@ TEST(Gpu, EventTimerSeesTheQueuedWork) {
 TEST(Gpu, RunReportsDeviceTimeAllocatorAndKernels) {
   SKIP_WITHOUT_CUDA();
   const auto o = tiny_run("cuda");
-  const auto r = run_benchmark(o, {"memory", "gpu", "flops"}).result;
+  const auto r = testing::run_registered(o, {"memory", "gpu", "flops"}).result;
   // Every timed iteration of every repetition, as the host times them.
   EXPECT_EQ(r["device_time"]["n"], o.iters * o.repeat);
   EXPECT_GT(r["device_time"]["median_s"].get<double>(), 0.0);
@@ -101,7 +101,7 @@ TEST(Gpu, RunReportsDeviceTimeAllocatorAndKernels) {
 
 TEST(Gpu, Fp16RunsWithLossScaling) {
   SKIP_WITHOUT_CUDA();
-  const auto r = run_benchmark(tiny_run("cuda", Precision::fp16), {}).result;
+  const auto r = testing::run_registered(tiny_run("cuda", Precision::fp16), {}).result;
   EXPECT_EQ(r["workload"]["options"]["precision"], "fp16");
   EXPECT_GT(r["loss_scaling"]["final_scale"].get<double>(), 0.0);
   EXPECT_TRUE(r["loss"]["last_measured"].is_number());
@@ -110,7 +110,7 @@ TEST(Gpu, Fp16RunsWithLossScaling) {
 TEST(Gpu, Bf16AndTf32Run) {
   SKIP_WITHOUT_CUDA();
   for (Precision p : {Precision::bf16, Precision::tf32}) {
-    const auto r = run_benchmark(tiny_run("cuda", p), {}).result;
+    const auto r = testing::run_registered(tiny_run("cuda", p), {}).result;
     EXPECT_EQ(r["workload"]["options"]["precision"], to_string(p));
     EXPECT_TRUE(r["loss"]["last_measured"].is_number());
   }

@@ -7,6 +7,7 @@
 #include "tbd/measure/memory_probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/trace_probe.h"
+#include "test_util.h"
 
 #include <unistd.h>
 
@@ -126,7 +127,7 @@ TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
   o.iters = 2;
   o.threads = 1;
   o.quiet = true;
-  const auto result = run_benchmark(o, {"memory"}).result;
+  const auto result = testing::run_registered(o, {"memory"}).result;
   const auto& m = result.at("memory");
   ASSERT_TRUE(m.at("peak_bytes").is_number()) << m.dump();
   int64_t sum = 0;
@@ -135,7 +136,8 @@ TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
   EXPECT_EQ(m.at("breakdown").at("weights").get<int64_t>(), 4 * result.at("model").at("parameters").get<int64_t>());
   EXPECT_GT(m.at("breakdown").at("feature_maps").get<int64_t>(), 0);
   EXPECT_EQ(m.at("breakdown").at("inputs").get<int64_t>(), 4 * (4 * 3 * 32 * 32) + 8 * 4);
-  EXPECT_GE(m.at("phase_peak_bytes").at("backward").get<int64_t>(), m.at("phase_peak_bytes").at("forward").get<int64_t>());
+  EXPECT_GE(m.at("phase_peak_bytes").at("backward").get<int64_t>(),
+            m.at("phase_peak_bytes").at("forward").get<int64_t>());
   const auto& tl = m.at("timeline");
   EXPECT_EQ(tl.at("t_s").size(), tl.at("bytes").at("weights").size());
 }

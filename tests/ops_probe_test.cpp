@@ -6,6 +6,7 @@
 #include "tbd/measure/op_classes.h"
 #include "tbd/measure/ops_probe.h"
 #include "tbd/measure/runner.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -64,7 +65,7 @@ TEST(OpsProbe, ResNetTinyReportsClassesAndTopOps) {
   o.iters = 2;
   o.threads = 1;
   o.quiet = true;
-  const auto outcome = run_benchmark(o, {"ops"});
+  const auto outcome = testing::run_registered(o, {"ops"});
   const auto& ops = outcome.result.at("ops");
   EXPECT_GT(ops.at("by_class").at("conv").at("self_s").get<double>(), 0);
   EXPECT_GT(ops.at("by_class").at("optimizer").at("calls").get<int64_t>(), 0);

@@ -8,6 +8,7 @@
 
 #include "tbd/measure/peak.h"
 #include "tbd/measure/runner.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -85,7 +86,7 @@ TEST_F(PeakCache, UtilisationAbove100PercentSaysWhy) {
   o.repeat = 1;
   o.warmup = 0;
   o.quiet = true;
-  const auto r = run_benchmark(o, {"flops"}).result;
+  const auto r = testing::run_registered(o, {"flops"}).result;
   const auto& u = r["flops"]["utilization"];
   ASSERT_TRUE(u["measured"].is_number());
   EXPECT_GT(u["measured"].get<double>(), 1.0);

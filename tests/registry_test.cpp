@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
+#include "tbd/workloads/registry.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {

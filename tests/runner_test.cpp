@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "test_util.h"
 #include <ATen/record_function.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
+#include "test_util.h"
 
 #include "tbd/core/error.h"
 #include "tbd/core/workload.h"
@@ -29,7 +29,7 @@ RunOptions tiny_run(int iters = 3, int warmup = 1) {
 }
 
 TEST(Runner, ResultHasTheSchemaKeysAndEveryIteration) {
-  const RunOutcome out = run_benchmark(tiny_run(3, 1), {"data", "cpu"});
+  const RunOutcome out = testing::run_registered(tiny_run(3, 1), {"data", "cpu"});
   const auto& r = out.result;
   EXPECT_EQ(r["schema"], "tbd.result/1");
   EXPECT_EQ(r["workload"]["name"], "resnet50");
@@ -57,7 +57,7 @@ TEST(Runner, ResultHasTheSchemaKeysAndEveryIteration) {
 TEST(Runner, RepetitionsAreKeptApart) {
   RunOptions o = tiny_run(2, 0);
   o.repeat = 3;
-  const auto r = run_benchmark(o, {}).result;
+  const auto r = testing::run_registered(o, {}).result;
   EXPECT_EQ(r["iterations"].size(), 6u);
   ASSERT_EQ(r["throughput"]["repetitions"].size(), 3u);
   for (const auto& rep : r["throughput"]["repetitions"]) EXPECT_EQ(rep["iterations"], 2);
@@ -66,7 +66,7 @@ TEST(Runner, RepetitionsAreKeptApart) {
 TEST(Runner, MinTimeExtendsTheWindow) {
   RunOptions o = tiny_run(1, 0);
   o.min_time = 0.3;
-  const auto r = run_benchmark(o, {}).result;
+  const auto r = testing::run_registered(o, {}).result;
   EXPECT_GE(r["throughput"]["seconds"].get<double>(), 0.3);
   EXPECT_GT(r["iterations"].size(), 1u);
 }
@@ -74,7 +74,7 @@ TEST(Runner, MinTimeExtendsTheWindow) {
 TEST(Runner, AutoWarmupRecordsWhyItEnded) {
   RunOptions o = tiny_run(2, 0);
   o.warmup_auto = true;
-  const auto r = run_benchmark(o, {}).result;
+  const auto r = testing::run_registered(o, {}).result;
   const std::string why = r["warmup"]["ended_by"];
   EXPECT_TRUE(why == "settled" || why == "cap") << why;
   EXPECT_GE(r["warmup"]["iterations"].get<int>(), why == "settled" ? 5 : 50);
@@ -82,7 +82,7 @@ TEST(Runner, AutoWarmupRecordsWhyItEnded) {
 
 TEST(Runner, InterruptGivesAPartialResult) {
   request_interrupt();
-  const RunOutcome out = run_benchmark(tiny_run(5, 2), {});
+  const RunOutcome out = testing::run_registered(tiny_run(5, 2), {});
   clear_interrupt();
   EXPECT_TRUE(out.partial);
   EXPECT_TRUE(out.result["partial"].get<bool>());
@@ -93,7 +93,7 @@ TEST(Runner, InterruptGivesAPartialResult) {
 TEST(Runner, DivergingLossIsAnErrorNotAResult) {
   RunOptions o = tiny_run(20, 0);
   o.settings = {{"lr", "1e11"}};
-  const std::string msg = error_of<Error>([&] { run_benchmark(o, {}); });
+  const std::string msg = error_of<Error>([&] { testing::run_registered(o, {}); });
   EXPECT_NE(msg.find("diverged"), std::string::npos) << msg;
   EXPECT_NE(msg.find("--set lr"), std::string::npos) << msg;
 }
@@ -101,23 +101,23 @@ TEST(Runner, DivergingLossIsAnErrorNotAResult) {
 TEST(Runner, BadRequestsAreUsageErrors) {
   RunOptions o = tiny_run();
   o.workload = "nosuch";
-  EXPECT_THROW(run_benchmark(o, {}), UsageError);
+  EXPECT_THROW(testing::run_registered(o, {}), UsageError);
   o = tiny_run();
   o.settings = {{"depth", "7"}};
-  EXPECT_THROW(run_benchmark(o, {}), UsageError);
+  EXPECT_THROW(testing::run_registered(o, {}), UsageError);
   o = tiny_run();
   o.device = "cuda";  // this build or machine has no CUDA device
   if (!torch::cuda::is_available()) {
-    EXPECT_THROW(run_benchmark(o, {}), UsageError);
+    EXPECT_THROW(testing::run_registered(o, {}), UsageError);
   }
-  EXPECT_THROW(run_benchmark(tiny_run(), {"nosuch-probe"}), UsageError);
+  EXPECT_THROW(testing::run_registered(tiny_run(), {"nosuch-probe"}), UsageError);
 }
 
 TEST(Runner, HugeBatchIsAClearOutOfMemoryError) {
   // 2^30 images of 3x32x32 floats (12 TiB) cannot be allocated anywhere.
   RunOptions o = tiny_run();
   o.batch_size = kMaxBatchSize;
-  const std::string msg = error_of<Error>([&] { run_benchmark(o, {}); });
+  const std::string msg = error_of<Error>([&] { testing::run_registered(o, {}); });
   EXPECT_NE(msg.find("--batch-size"), std::string::npos) << msg;
 }
 
@@ -222,16 +222,16 @@ TEST(Runner, EveryIterationRecordsItsSamplesAndRepetition) {
 TEST(Runner, ThroughputIntervalIsOverRepetitions) {
   RunOptions o = tiny_run(2, 1);
   o.repeat = 3;
-  const auto r = run_benchmark(o, {}).result;
+  const auto r = testing::run_registered(o, {}).result;
   EXPECT_EQ(r["throughput"]["ci95_over"], "repetitions");
   EXPECT_TRUE(r["throughput"]["repetition_cv"].is_number());
-  const auto one = run_benchmark(tiny_run(3, 1), {}).result;
+  const auto one = testing::run_registered(tiny_run(3, 1), {}).result;
   EXPECT_EQ(one["throughput"]["ci95_over"], "iterations");
   EXPECT_TRUE(one["throughput"]["repetition_cv"].is_null());
 }
 
 TEST(Runner, ResultsRecordTimingConditionsAndTheBatchUnit) {
-  const auto r = run_benchmark(tiny_run(2, 0), {}).result;
+  const auto r = testing::run_registered(tiny_run(2, 0), {}).result;
   ASSERT_TRUE(r.contains("timing_conditions"));
   EXPECT_TRUE(r["timing_conditions"]["start"].contains("load1"));
   EXPECT_TRUE(r["timing_conditions"].contains("busy_processes"));
@@ -247,7 +247,7 @@ TEST(Runner, CudnnAutotunesOnlyRepeatingShapesOnCuda) {
   EXPECT_TRUE(cudnn_autotuning_for(cuda, fixed));
   EXPECT_FALSE(cudnn_autotuning_for(cuda, varying));
   EXPECT_FALSE(cudnn_autotuning_for(cpu, fixed));
-  const auto r = run_benchmark(tiny_run(1, 0), {}).result;
+  const auto r = testing::run_registered(tiny_run(1, 0), {}).result;
   EXPECT_EQ(r["framework"]["cudnn_benchmark"], false);
   EXPECT_EQ(r["workload"]["variable_shapes"], false);
 }
@@ -255,17 +255,17 @@ TEST(Runner, CudnnAutotunesOnlyRepeatingShapesOnCuda) {
 TEST(Runner, TitlesAndSettingsFollowWhatRan) {
   RunOptions o = tiny_run(1, 0);
   o.settings = {{"depth", "101"}};
-  const auto r = run_benchmark(o, {}).result;
+  const auto r = testing::run_registered(o, {}).result;
   EXPECT_NE(r["workload"]["model"].get<std::string>().find("ResNet-101"), std::string::npos) << r["workload"]["model"];
   RunOptions g = tiny_run(1, 0);
   g.workload = "gpt";
   g.batch_size = 1;
-  EXPECT_EQ(run_benchmark(g, {}).result["workload"]["batch_unit"], "sequences");
+  EXPECT_EQ(testing::run_registered(g, {}).result["workload"]["batch_unit"], "sequences");
   RunOptions a = tiny_run(1, 0);
   a.workload = "a3c";
   a.batch_size = 1;
   // t_max is unset, so tiny resolves it to 5; the record says what ran.
-  const auto ar = run_benchmark(a, {}).result;
+  const auto ar = testing::run_registered(a, {}).result;
   EXPECT_EQ(ar["workload"]["settings"]["t_max"], "5");
   EXPECT_EQ(ar["workload"]["configuration"]["t_max"], 5);
   EXPECT_EQ(ar["workload"]["batch_unit"], "worker threads");

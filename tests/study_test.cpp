@@ -10,14 +10,14 @@
 #include <sstream>
 
 #include "cli/run_args.h"
-#include "test_util.h"
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
 #include "tbd/measure/probe.h"
 #include "tbd/study/scale.h"
 #include "tbd/study/suite.h"
 #include "tbd/study/suite_presets.h"
 #include "tbd/study/sweep.h"
+#include "tbd/workloads/registry.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -233,8 +233,7 @@ TEST(SweepPoint, APeakAboveTheLimitIsOutOfMemoryWithoutAFile) {
   EXPECT_FALSE(p.contains("file"));
   EXPECT_EQ(p["peak_memory_bytes"], 5000);  // measured, so kept
   const std::string error = p["error"];
-  EXPECT_NE(error.find("5000 bytes exceeds the limit of 4096 bytes (75% of this machine's memory)"),
-            std::string::npos)
+  EXPECT_NE(error.find("5000 bytes exceeds the limit of 4096 bytes (75% of this machine's memory)"), std::string::npos)
       << error;
   // Without a limit the same run fits.
   EXPECT_EQ(sweep_point(16, exited(0), result_document(5000, 99), {}, "f", "log")["status"], "ok");
@@ -280,12 +279,11 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 TEST(SweepTable, ARowPerPointThenTheVerdictAndTheFolder) {
-  const nlohmann::json sweep = {
-      {"points",
-       {sweep_point(2, exited(0), result_document(3 << 20, 1234.4), {}, "f", "l"),
-        sweep_point(4, exited(1, "boom"), nlohmann::json(), {}, "f", "l")}},
-      {"largest_fitting_batch", 2},
-      {"stopped_by", "reached --max-batch 4"}};
+  const nlohmann::json sweep = {{"points",
+                                 {sweep_point(2, exited(0), result_document(3 << 20, 1234.4), {}, "f", "l"),
+                                  sweep_point(4, exited(1, "boom"), nlohmann::json(), {}, "f", "l")}},
+                                {"largest_fitting_batch", 2},
+                                {"stopped_by", "reached --max-batch 4"}};
   const auto lines = lines_of(sweep_table(sweep, "out/sw"));
   ASSERT_EQ(lines.size(), 5u);  // header, two points, verdict, folder
   EXPECT_NE(lines[0].find("peak memory"), std::string::npos);
@@ -314,8 +312,8 @@ TEST(SweepTable, SaysSoWhenNothingFitted) {
 // --- suite -----------------------------------------------------------------
 
 TEST(SuitePlan, LaysTheRunOptionsAndEachWorkloadsOwnOverThePreset) {
-  const auto plan = plan_suite("quick", "ncf,resnet50", {"--iters", "7", "--threads", "1"},
-                               {"resnet50:--batch-size 16 --iters 9"});
+  const auto plan =
+      plan_suite("quick", "ncf,resnet50", {"--iters", "7", "--threads", "1"}, {"resnet50:--batch-size 16 --iters 9"});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].workload, "ncf");
   EXPECT_EQ(plan[1].workload, "resnet50");
@@ -343,8 +341,9 @@ TEST(SuitePlan, RefusesBadPresetsWorkloadsAndForSpecs) {
   EXPECT_NE(error_of<UsageError>([] { plan_suite("quick", "ncf", {}, {"nocolon"}); }).find("WORKLOAD:OPTIONS"),
             std::string::npos);
   EXPECT_THROW(plan_suite("quick", "ncf", {}, {":--iters 2"}), UsageError);
-  EXPECT_NE(error_of<UsageError>([] { plan_suite("quick", "ncf", {}, {"resnet50:--iters 2"}); })
-                .find("--for names resnet50, which this suite does not run"),
+  EXPECT_NE(error_of<UsageError>([] {
+              plan_suite("quick", "ncf", {}, {"resnet50:--iters 2"});
+            }).find("--for names resnet50, which this suite does not run"),
             std::string::npos);
 }
 
@@ -466,12 +465,12 @@ TEST(ScaleTable, RowsLineUpUnderTheHeader) {
 
 // --- the pass-through `tbd run` options, parsed once -------------------------
 
-const cli::PassThrough kSweep = {"tbd sweep", {"--out", "--json", "--batch-size", "--quiet", "--trace"},
-                                 " (give --out to sweep; --batch-sizes)"};
+const cli::PassThrough kSweep = {
+    "tbd sweep", {"--out", "--json", "--batch-size", "--quiet", "--trace"}, " (give --out to sweep; --batch-sizes)"};
 
 TEST(StudyRunOptions, AreReadTypedAndKeptAsTyped) {
-  const std::vector<std::string> tokens = {"--device", "cuda:1", "--probes", "time,flops", "--scale=tiny",
-                                           "--set",    "depth=18"};
+  const std::vector<std::string> tokens = {"--device",     "cuda:1", "--probes", "time,flops",
+                                           "--scale=tiny", "--set",  "depth=18"};
   const PassedRunOptions passed = cli::parse_run_options(tokens, "resnet50", kSweep);
   EXPECT_EQ(passed.tokens, tokens);
   EXPECT_EQ(passed.options.device, "cuda:1");
@@ -494,9 +493,9 @@ TEST(StudyRunOptions, WhatTheStudySetsIsRefusedByName) {
     EXPECT_EQ(testing::error_of<UsageError>([&] { cli::parse_run_options(tokens, "ncf", kSweep); }),
               "tbd sweep sets --batch-size of its runs itself (give --out to sweep; --batch-sizes)")
         << tokens.back();
-  EXPECT_NE(testing::error_of<UsageError>([] { cli::parse_run_options({"--quiet"}, "ncf", kSweep); })
-                .find("sets --quiet"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::error_of<UsageError>([] { cli::parse_run_options({"--quiet"}, "ncf", kSweep); }).find("sets --quiet"),
+      std::string::npos);
   // The same option passes where the study does not set it (suite runs take a batch size).
   const cli::PassThrough suite = {"tbd suite", {"--out", "--json", "--quiet"}, "; give --out to suite instead"};
   EXPECT_EQ(cli::parse_run_options({"--batch-size", "4"}, "ncf", suite).options.batch_size, 4);

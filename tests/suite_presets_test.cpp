@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
 #include "tbd/study/suite_presets.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd {
 namespace {
@@ -31,8 +31,8 @@ TEST(SuitePresets, EveryPresetRepeatsSoCompareHasUnits) {
 }
 
 TEST(SuitePresets, OverridesReplaceThePresetsFlagsAndSetAccumulates) {
-  const auto merged = merge_options({"--scale", "small", "--iters", "3", "--set", "a=1"},
-                                    {"--iters", "7", "--set", "b=2"});
+  const auto merged =
+      merge_options({"--scale", "small", "--iters", "3", "--set", "a=1"}, {"--iters", "7", "--set", "b=2"});
   EXPECT_EQ(value_of(merged, "--iters"), "7");
   EXPECT_EQ(std::count(merged.begin(), merged.end(), "--iters"), 1);
   EXPECT_EQ(std::count(merged.begin(), merged.end(), "--set"), 2);

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "tbd/measure/runner.h"
+#include "tbd/workloads/registry.h"
+
 namespace tbd::testing {
 
 // A fresh folder under the system temp dir, removed when the object dies.
@@ -18,8 +21,7 @@ class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("tbd-test-" + std::to_string(rd()) + "-" + std::to_string(rd()));
+    path_ = std::filesystem::temp_directory_path() / ("tbd-test-" + std::to_string(rd()) + "-" + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {
@@ -53,6 +55,14 @@ std::string error_of(const std::function<void()>& fn) {
   }
   ADD_FAILURE() << "threw nothing";
   return "";
+}
+
+// A benchmark of the registry's workload options.workload, made here as the
+// CLI makes it (the runner itself takes a Workload and knows no names).
+inline RunOutcome run_registered(const RunOptions& options, const std::vector<std::string>& probes,
+                                 const TraceRequest& trace = {}) {
+  const auto workload = create_workload(options.workload);
+  return run_benchmark(options, *workload, probes, trace);
 }
 
 }  // namespace tbd::testing

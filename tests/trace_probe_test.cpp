@@ -11,6 +11,7 @@
 #include "tbd/core/options.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/trace_probe.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -43,7 +44,7 @@ TEST(TraceProbe, ResNetTinyTraceHasNestedPhasesAndCoexistsWithProbes) {
   TraceRequest trace{file.string(), "", 2};
   // The analysis probes' reporter and callbacks come and go before Kineto
   // starts; their figures and the trace both come out.
-  const auto outcome = run_benchmark(o, {"memory", "flops", "ops"}, trace);
+  const auto outcome = testing::run_registered(o, {"memory", "flops", "ops"}, trace);
   EXPECT_EQ(outcome.result.at("trace").at("file"), file.string());
   EXPECT_EQ(outcome.result.at("summary").at("n").get<int>(), 2);  // trace iterations are not timed
   EXPECT_GT(outcome.result.at("memory").at("peak_bytes").get<int64_t>(), 0);
@@ -78,17 +79,16 @@ TEST(TraceProbe, ResNetTinyTraceHasNestedPhasesAndCoexistsWithProbes) {
   // event that was open when it started (1 µs slack for rounding).
   int nested_in_phase = 0;
   for (auto& [thread, spans] : by_thread) {
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-      return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
-    });
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
     std::vector<Span> open;
     for (const auto& s : spans) {
       while (!open.empty() && open.back().end <= s.begin + 1e-3) open.pop_back();
       if (!open.empty()) {
         EXPECT_LE(s.end, open.back().end + 1.0) << s.name << " overlaps " << open.back().name << " on " << thread;
         // Inside a phase, itself inside the iteration's ProfilerStep#N range.
-        const bool in_phase = std::any_of(open.begin(), open.end(),
-                                          [](const Span& o) { return o.name.rfind("tbd::", 0) == 0; });
+        const bool in_phase =
+            std::any_of(open.begin(), open.end(), [](const Span& o) { return o.name.rfind("tbd::", 0) == 0; });
         if (in_phase && open.front().name.rfind("ProfilerStep#", 0) == 0) ++nested_in_phase;
       }
       open.push_back(s);

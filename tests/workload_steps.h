@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tbd/core/registry.h"
 #include "tbd/core/rng.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd::testing {
 

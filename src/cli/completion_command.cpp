@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd::cli {
 namespace {
@@ -60,11 +60,15 @@ void write_bash(std::ostream& out, const std::vector<CommandSpec>& specs) {
          "_tbd() {\n"
          "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" opts=\"\"\n"
          "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-         "    COMPREPLY=($(compgen -W \"" << joined(command_names(specs)) << " --help --version\" -- \"$cur\"))\n"
+         "    COMPREPLY=($(compgen -W \""
+      << joined(command_names(specs))
+      << " --help --version\" -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
          "  case \"$prev\" in\n"
-         "    " << joined(path_options(specs), "|") << ")\n"
+         "    "
+      << joined(path_options(specs), "|")
+      << ")\n"
          "      COMPREPLY=($(compgen -f -- \"$cur\"))\n"
          "      return ;;\n"
          "  esac\n"
@@ -74,7 +78,9 @@ void write_bash(std::ostream& out, const std::vector<CommandSpec>& specs) {
          "  if [[ \"$cur\" == -* ]]; then\n"
          "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
          "  else\n"
-         "    COMPREPLY=($(compgen -W \"" << joined(workload_names()) << "\" -f -- \"$cur\"))\n"
+         "    COMPREPLY=($(compgen -W \""
+      << joined(workload_names())
+      << "\" -f -- \"$cur\"))\n"
          "  fi\n"
          "}\n"
          "complete -F _tbd tbd\n";
@@ -87,11 +93,15 @@ void write_zsh(std::ostream& out, const std::vector<CommandSpec>& specs) {
          "_tbd() {\n"
          "  local -a opts\n"
          "  if (( CURRENT == 2 )); then\n"
-         "    compadd -- " << joined(command_names(specs)) << " --help --version\n"
+         "    compadd -- "
+      << joined(command_names(specs))
+      << " --help --version\n"
          "    return\n"
          "  fi\n"
          "  case \"${words[CURRENT-1]}\" in\n"
-         "    " << joined(path_options(specs), "|") << ")\n"
+         "    "
+      << joined(path_options(specs), "|")
+      << ")\n"
          "      _files\n"
          "      return ;;\n"
          "  esac\n"
@@ -101,7 +111,9 @@ void write_zsh(std::ostream& out, const std::vector<CommandSpec>& specs) {
          "  if [[ \"${words[CURRENT]}\" == -* ]]; then\n"
          "    compadd -- $opts\n"
          "  else\n"
-         "    compadd -- " << joined(workload_names()) << "\n"
+         "    compadd -- "
+      << joined(workload_names())
+      << "\n"
          "    _files\n"
          "  fi\n"
          "}\n"

@@ -1,13 +1,13 @@
 // `tbd list [WORKLOAD]`: the workloads, or one workload's settings.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "tbd/core/registry.h"
 #include "tbd/report/summary.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd::cli {
 namespace {
@@ -32,8 +32,9 @@ nlohmann::json describe(const Workload& w) {
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("list", "List the workloads: domain, sample unit, default batch, "
-                                         "full-scale parameter count, model and dataset");
+  auto* cmd = app.add_subcommand("list",
+                                 "List the workloads: domain, sample unit, default batch, "
+                                 "full-scale parameter count, model and dataset");
   struct Args {
     bool json = false;
     std::string workload;
@@ -42,43 +43,44 @@ Command add_list_command(CLI::App& app) {
   cmd->add_option("workload", args->workload, "Show one workload with its --set settings");
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   return {cmd, [args]() {
-    nlohmann::json all = nlohmann::json::array();
-    if (!args->workload.empty()) {
-      all.push_back(describe(*create_workload(args->workload)));
-    } else {
-      for (const auto& e : workload_registry()) all.push_back(describe(*e.create()));
-    }
-    if (args->json) {
-      std::cout << (args->workload.empty() ? all : all[0]).dump(2) << "\n";
-      return 0;
-    }
-    if (!args->workload.empty()) {
-      const auto& w = all[0];
-      std::cout << fmt::format("{} ({})\n  model       {}\n  dataset     {}\n  unit        {}\n"
-                               "  batch       {} {} (default)\n  parameters  {} (full scale)\n  settings (--set key=value):\n",
-                               w["name"].get<std::string>(), w["domain"].get<std::string>(),
-                               w["model"].get<std::string>(), w["dataset"].get<std::string>(),
-                               w["sample_unit"].get<std::string>(), w["default_batch"].get<long long>(),
-                               w["batch_unit"].get<std::string>(), with_thousands(w["parameters"].get<long long>()));
-      if (w["lr_reference_batch"].is_number())
-        std::cout << fmt::format("  lr scaling  linear: lr is the rate at batch {0}; batch B trains at lr * B / {0}\n",
-                                 w["lr_reference_batch"].get<double>());
-      for (const auto& s : w["settings"])
-        std::cout << fmt::format("    {:<14} default {:<8} {}\n", s["key"].get<std::string>(),
-                                 s["default"].get<std::string>(), s["description"].get<std::string>());
-      return 0;
-    }
-    std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", "workload", "domain", "unit",
-                             "batch", "parameters", "model");
-    for (const auto& w : all)
-      std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", w["name"].get<std::string>(),
-                               w["domain"].get<std::string>(), w["sample_unit"].get<std::string>(),
-                               w["default_batch"].get<long long>(),
-                               with_thousands(w["parameters"].get<long long>()),
-                               w["model"].get<std::string>());
-    std::cout << "\n`tbd list WORKLOAD` shows its dataset and --set settings.\n";
-    return 0;
-  }};
+            nlohmann::json all = nlohmann::json::array();
+            if (!args->workload.empty()) {
+              all.push_back(describe(*create_workload(args->workload)));
+            } else {
+              for (const auto& e : workload_registry()) all.push_back(describe(*e.create()));
+            }
+            if (args->json) {
+              std::cout << (args->workload.empty() ? all : all[0]).dump(2) << "\n";
+              return 0;
+            }
+            if (!args->workload.empty()) {
+              const auto& w = all[0];
+              std::cout << fmt::format(
+                  "{} ({})\n  model       {}\n  dataset     {}\n  unit        {}\n"
+                  "  batch       {} {} (default)\n  parameters  {} (full scale)\n  settings (--set key=value):\n",
+                  w["name"].get<std::string>(), w["domain"].get<std::string>(), w["model"].get<std::string>(),
+                  w["dataset"].get<std::string>(), w["sample_unit"].get<std::string>(),
+                  w["default_batch"].get<long long>(), w["batch_unit"].get<std::string>(),
+                  with_thousands(w["parameters"].get<long long>()));
+              if (w["lr_reference_batch"].is_number())
+                std::cout << fmt::format(
+                    "  lr scaling  linear: lr is the rate at batch {0}; batch B trains at lr * B / {0}\n",
+                    w["lr_reference_batch"].get<double>());
+              for (const auto& s : w["settings"])
+                std::cout << fmt::format("    {:<14} default {:<8} {}\n", s["key"].get<std::string>(),
+                                         s["default"].get<std::string>(), s["description"].get<std::string>());
+              return 0;
+            }
+            std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", "workload", "domain", "unit", "batch",
+                                     "parameters", "model");
+            for (const auto& w : all)
+              std::cout << fmt::format("{:<12} {:<27} {:<10} {:>6} {:>13}  {}\n", w["name"].get<std::string>(),
+                                       w["domain"].get<std::string>(), w["sample_unit"].get<std::string>(),
+                                       w["default_batch"].get<long long>(),
+                                       with_thousands(w["parameters"].get<long long>()), w["model"].get<std::string>());
+            std::cout << "\n`tbd list WORKLOAD` shows its dataset and --set settings.\n";
+            return 0;
+          }};
 }
 
 }  // namespace tbd::cli

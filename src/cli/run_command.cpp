@@ -19,6 +19,7 @@
 #include "tbd/report/mllog.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/summary.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd::cli {
 
@@ -45,12 +46,14 @@ Command add_run_command(CLI::App& app) {
             if (!a->trace.path.empty()) check_trace_path(a->trace.path, per_rank, "--trace");
             if (!a->trace.execution_trace.empty())
               check_trace_path(a->trace.execution_trace, per_rank, "--execution-trace");
+            const auto workload = create_workload(options.workload);  // an unknown name fails here, listing the known
             // Refused before any worker process starts (A3C is already asynchronous).
-            check_data_parallel_supported(options.workload, std::max(options.nproc, dist.world_size));
+            check_data_parallel_supported(workload->info(), std::max(options.nproc, dist.world_size));
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
-              throw UsageError("--nproc " + std::to_string(options.nproc) + " starts ranks itself, but this process "
-                               "already is rank " + std::to_string(dist.rank) + " of " +
-                               std::to_string(dist.world_size) + " (" +
+              throw UsageError("--nproc " + std::to_string(options.nproc) +
+                               " starts ranks itself, but this process "
+                               "already is rank " +
+                               std::to_string(dist.rank) + " of " + std::to_string(dist.world_size) + " (" +
                                (dist.source == "slurm" ? "SLURM_PROCID/SLURM_NTASKS" : "RANK/WORLD_SIZE") +
                                " are set): drop --nproc when a launcher starts the ranks, or unset those "
                                "variables to let --nproc start them");
@@ -61,7 +64,7 @@ Command add_run_command(CLI::App& app) {
             if (!a->mllog.empty()) check_log_path(a->mllog, "--mllog");
             if (!a->csv.empty()) check_log_path(a->csv, "--csv");
             install_interrupt_handler();
-            const RunOutcome outcome = run_benchmark(options, probes, a->trace);
+            const RunOutcome outcome = run_benchmark(options, *workload, probes, a->trace);
             if (outcome.rank != 0) return interrupted_exit_status();  // rank 0 reports for everyone
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result);

@@ -42,7 +42,6 @@ struct WallClock {
 struct Session {
   RunOptions options;  // resolved: batch size, threads, rank and world size filled in
   c10::Device device{c10::kCPU};
-  std::unique_ptr<Workload> owned_workload;  // from the registry; absent when the caller lends one
   Workload* workload = nullptr;
   Settings settings;
   std::vector<std::unique_ptr<Probe>> probes;

@@ -16,7 +16,6 @@
 #include <optional>
 
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
 #include "tbd/core/rng.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/dist/dist_environment.h"
@@ -33,9 +32,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Progress on a terminal only; piped output stays clean. Printed between
 // iterations, never inside a timed one.
@@ -45,8 +42,7 @@ class Progress {
   void show(const char* what, int64_t done, int64_t total) {
     if (!enabled_) return;
     if (total > 0)
-      std::fprintf(stderr, "\r  %s %lld/%lld   ", what, static_cast<long long>(done),
-                   static_cast<long long>(total));
+      std::fprintf(stderr, "\r  %s %lld/%lld   ", what, static_cast<long long>(done), static_cast<long long>(total));
     else
       std::fprintf(stderr, "\r  %s %lld   ", what, static_cast<long long>(done));
     std::fflush(stderr);
@@ -183,7 +179,8 @@ bool settled(const std::deque<double>& recent) {
     if (what.find("Expected more than 1 value per channel when training") != std::string::npos)
       throw Error("batch size " + std::to_string(o.batch_size) + " is too small for " + o.workload +
                   ": its batch normalisation needs more than one value per channel to compute batch statistics "
-                  "in training; use --batch-size 2 or more (LibTorch: " + what + ")");
+                  "in training; use --batch-size 2 or more (LibTorch: " +
+                  what + ")");
     throw Error("LibTorch error: " + what);
   }
 }
@@ -229,8 +226,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.options.rank = dist.rank;
   s.options.world_size = dist.world_size;
   s.probes = make_probes(probe_list, dist.distributed());
-  for (auto& p : s.probes)
-    (p->kind() == ProbeKind::timed ? s.timed_probes : s.analysis_probes).push_back(p.get());
+  for (auto& p : s.probes) (p->kind() == ProbeKind::timed ? s.timed_probes : s.analysis_probes).push_back(p.get());
   s.created_utc = utc_now();
   s.environment = capture_environment();
 }
@@ -243,8 +239,7 @@ void open_session(Session& s) {
                                     std::chrono::milliseconds(static_cast<int64_t>(s.options.dist_timeout_s * 1000)));
   seed_everything(s.options.seed);  // the same on every rank; data streams use options.data_seed()
   s.workload->setup(s.options, s.settings, s.device);
-  s.context = std::make_unique<RunContext>(
-      RunContext{s.options, s.workload->info(), *s.workload, s.device, nullptr});
+  s.context = std::make_unique<RunContext>(RunContext{s.options, s.workload->info(), *s.workload, s.device, nullptr});
   if (s.group) {
     join_data_parallel(s);
     s.context->gradient_reducer = s.reducer.get();
@@ -390,7 +385,8 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations,
     if (path.empty()) throw;  // only the kernel view wanted it: profile_pass decides
     // The trace is an extra: its loss must not cost the measured result.
     const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-    p.saved = {{"file", nullptr}, {"requested_file", path},
+    p.saved = {{"file", nullptr},
+               {"requested_file", path},
                {"error", c10_error ? c10_error->what_without_backtrace() : e.what()}};
   }
   p.kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
@@ -496,21 +492,13 @@ RunOutcome run_session(Session& s, const RunOptions& requested, const std::vecto
 
 }  // namespace
 
-void check_data_parallel_supported(const std::string& workload, int processes) {
+void check_data_parallel_supported(const WorkloadInfo& workload, int processes) {
   if (processes <= 1) return;
-  refuse_data_parallel(create_workload(workload)->info(), processes);
+  refuse_data_parallel(workload, processes);
 }
 
 bool cudnn_autotuning_for(const c10::Device& device, const WorkloadInfo& info) {
   return device.is_cuda() && !info.variable_shapes;
-}
-
-RunOutcome run_benchmark(const RunOptions& requested, const std::vector<std::string>& probes,
-                         const TraceRequest& trace) {
-  Session s;  // configure_session validates the options
-  s.owned_workload = create_workload(requested.workload);
-  s.workload = s.owned_workload.get();
-  return run_session(s, requested, probes, trace);
 }
 
 RunOutcome run_benchmark(const RunOptions& requested, Workload& workload, const std::vector<std::string>& probes,

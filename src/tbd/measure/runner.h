@@ -18,9 +18,9 @@ class Workload;
 struct WorkloadInfo;
 
 struct RunOutcome {
-  nlohmann::json result;  // the tbd.result/1 document
-  bool partial = false;   // interrupted before the measured window completed
-  int rank = 0;           // in a distributed run only rank 0 reports
+  nlohmann::json result;                                     // the tbd.result/1 document
+  bool partial = false;                                      // interrupted before the measured window completed
+  int rank = 0;                                              // in a distributed run only rank 0 reports
   std::vector<std::pair<std::string, std::string>> summary;  // human summary lines
 };
 
@@ -35,7 +35,7 @@ struct TraceRequest {
 // Throws UsageError when `processes` > 1 and the workload refuses
 // data-parallel runs (WorkloadInfo::data_parallel_refusal says why); called
 // before any process is started and again by run_benchmark.
-void check_data_parallel_supported(const std::string& workload, int processes);
+void check_data_parallel_supported(const WorkloadInfo& workload, int processes);
 
 // Whether a run turns on cuDNN's autotuner (torch.backends.cudnn.benchmark),
 // which times the candidate convolution and RNN algorithms on the first call
@@ -46,17 +46,14 @@ void check_data_parallel_supported(const std::string& workload, int processes);
 // framework.cudnn_benchmark.
 bool cudnn_autotuning_for(const c10::Device& device, const WorkloadInfo& info);
 
-// Runs one benchmark of the registry's workload `options.workload`, as a
-// pipeline of steps: open the session, warm up, timed windows (the step and
-// the timed probes only), instrumented iterations (the analysis probes),
-// profiled iterations (--trace, the CUDA kernel view), assemble the result.
-// `probes` names the probes beyond `time` (which always runs).
+// Runs one benchmark of `workload`, as a pipeline of steps: open the
+// session, warm up, timed windows (the step and the timed probes only),
+// instrumented iterations (the analysis probes), profiled iterations
+// (--trace, the CUDA kernel view), assemble the result. `probes` names the
+// probes beyond `time` (which always runs). The caller makes the workload
+// (the CLI from the registry, workloads/registry.h; tests a small fake), so
+// the runner names none; options.workload is not read.
 // Throws UsageError for bad options, Error when the run fails.
-RunOutcome run_benchmark(const RunOptions& options, const std::vector<std::string>& probes,
-                         const TraceRequest& trace = {});
-
-// The same with a workload the caller owns (tests use small fake workloads);
-// options.workload is ignored.
 RunOutcome run_benchmark(const RunOptions& options, Workload& workload, const std::vector<std::string>& probes,
                          const TraceRequest& trace = {});
 

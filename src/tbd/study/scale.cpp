@@ -9,13 +9,14 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/core/number_format.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/runner.h"
-#include "tbd/report/report_text.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/result_set.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -53,9 +54,10 @@ std::string scale_table_row(int nproc, double rate, const ScalingFigures& figure
 }
 
 std::string scale_table_footer(const std::string& unit, int baseline_nproc) {
-  return fmt::format("throughput in {} across all processes; efficiency = throughput(n) / "
-                     "(n · throughput per process at {})\n",
-                     unit, baseline_nproc);
+  return fmt::format(
+      "throughput in {} across all processes; efficiency = throughput(n) / "
+      "(n · throughput per process at {})\n",
+      unit, baseline_nproc);
 }
 
 namespace {
@@ -77,7 +79,7 @@ struct ScratchFolder {
 
 StudyOutcome run_scale(const ScaleRequest& request, std::ostream& human) {
   const int most = *std::max_element(request.counts.begin(), request.counts.end());
-  check_data_parallel_supported(request.workload, most);
+  check_data_parallel_supported(create_workload(request.workload)->info(), most);
   if (!request.out.empty()) check_output_path(request.out);
   if (!request.oversubscribe) check_local_ranks_fit(most, request.run.options.device == "cpu");
   const ScratchFolder dir;

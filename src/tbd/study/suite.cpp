@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
@@ -19,6 +18,7 @@
 #include "tbd/study/comma_list.h"
 #include "tbd/study/folder_lock.h"
 #include "tbd/study/suite_presets.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -133,14 +133,13 @@ StudyOutcome run_suite(const SuiteRequest& request, std::ostream& human) {
   const std::string index_path = (fs::path(dir) / "index.json").string();
   const nlohmann::json previous = read_suite_index(index_path);
 
-  nlohmann::json index = {
-      {"schema", kSuiteSchema},
-      {"preset", request.preset},
-      {"created_utc", previous.is_null() ? utc_now() : previous.value("created_utc", utc_now())},
-      {"updated_utc", utc_now()},
-      {"run_options", request.run_options},
-      {"environment", capture_environment()},
-      {"runs", nlohmann::json::array()}};
+  nlohmann::json index = {{"schema", kSuiteSchema},
+                          {"preset", request.preset},
+                          {"created_utc", previous.is_null() ? utc_now() : previous.value("created_utc", utc_now())},
+                          {"updated_utc", utc_now()},
+                          {"run_options", request.run_options},
+                          {"environment", capture_environment()},
+                          {"runs", nlohmann::json::array()}};
   std::map<std::string, nlohmann::json> earlier;
   if (!previous.is_null())
     for (const auto& r : previous["runs"]) earlier[r.value("workload", "")] = r;
@@ -165,8 +164,8 @@ StudyOutcome run_suite(const SuiteRequest& request, std::ostream& human) {
       runs.push_back(entry);
       continue;
     }
-    if (auto it = earlier.find(w); !request.force && it != earlier.end() &&
-                                   completed_earlier(it->second, entry, fs::exists(file))) {
+    if (auto it = earlier.find(w);
+        !request.force && it != earlier.end() && completed_earlier(it->second, entry, fs::exists(file))) {
       runs.push_back(it->second);
       progress.end(w, "skipped: completed earlier (--force redoes it)");
       continue;

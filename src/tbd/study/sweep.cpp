@@ -9,17 +9,17 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
-#include "tbd/core/registry.h"
+#include "tbd/core/number_format.h"
 #include "tbd/measure/environment.h"
 #include "tbd/measure/interrupt.h"
 #include "tbd/report/mllog.h"
 #include "tbd/report/progress.h"
-#include "tbd/report/report_text.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/comma_list.h"
 #include "tbd/study/folder_lock.h"
 #include "tbd/study/suite_presets.h"
+#include "tbd/workloads/registry.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -35,8 +35,8 @@ std::vector<long long> parse_batch_sizes(const std::string& text) {
       if (used != part.size() || b < 1) throw std::invalid_argument(part);
       sizes.push_back(b);
     } catch (const std::exception&) {
-      throw UsageError("--batch-sizes takes 'auto' or a comma-separated list of sizes such as 1,2,4,8; got '" +
-                       text + "'");
+      throw UsageError("--batch-sizes takes 'auto' or a comma-separated list of sizes such as 1,2,4,8; got '" + text +
+                       "'");
     }
   }
   if (sizes.empty()) throw UsageError("--batch-sizes needs at least one batch size, or 'auto'");
@@ -157,14 +157,12 @@ std::string sweep_table(const nlohmann::json& sweep, const std::string& dir) {
     const auto num = [&](const char* k) { return p.contains(k) && p[k].is_number() ? p[k].get<double>() : NAN; };
     const std::string unit = p.value("unit", "");
     const double rate = num("samples_per_s"), cpu = num("cpu_utilisation"), peak = num("peak_memory_bytes");
-    text += fmt::format("{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", p["batch_size"].get<long long>(),
-                        std::isfinite(rate) ? format_number(rate) + " " + unit : "-",
-                        format_ms(num("median_iteration_s")),
-                        std::isfinite(cpu) ? fmt::format("{:.0f}%", 100 * cpu) : "-",
-                        format_percent(num("flops_utilisation")),
-                        format_bytes(std::isfinite(peak) ? static_cast<long long>(peak) : -1),
-                        p["status"].get<std::string>() +
-                            (p.contains("error") ? " (" + p["error"].get<std::string>() + ")" : ""));
+    text += fmt::format(
+        "{:>8} {:>16} {:>13} {:>8} {:>8} {:>12}  {}\n", p["batch_size"].get<long long>(),
+        std::isfinite(rate) ? format_number(rate) + " " + unit : "-", format_ms(num("median_iteration_s")),
+        std::isfinite(cpu) ? fmt::format("{:.0f}%", 100 * cpu) : "-", format_percent(num("flops_utilisation")),
+        format_bytes(std::isfinite(peak) ? static_cast<long long>(peak) : -1),
+        p["status"].get<std::string>() + (p.contains("error") ? " (" + p["error"].get<std::string>() + ")" : ""));
   }
   const std::string stopped_by = sweep.value("stopped_by", "");
   const nlohmann::json largest = sweep.value("largest_fitting_batch", nlohmann::json());

@@ -1,5 +1,7 @@
 // The table of contents of tbd's workloads, in the order `tbd list` shows.
-#include "tbd/core/registry.h"
+#include "tbd/workloads/registry.h"
+
+#include "tbd/core/error.h"
 #include "tbd/workloads/workloads.h"
 
 namespace tbd {
@@ -19,6 +21,20 @@ const std::vector<RegistryEntry>& workload_registry() {
       {"gpt", make_gpt},
   };
   return entries;
+}
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> names;
+  for (const auto& e : workload_registry()) names.push_back(e.name);
+  return names;
+}
+
+std::unique_ptr<Workload> create_workload(const std::string& name) {
+  for (const auto& e : workload_registry())
+    if (e.name == name) return e.create();
+  std::string known;
+  for (const auto& n : workload_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("unknown workload '" + name + "'; known workloads: " + known + " (see `tbd list`)");
 }
 
 }  // namespace tbd

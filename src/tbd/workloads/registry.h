@@ -1,4 +1,4 @@
-// The explicit list of workloads (defined in workloads/registry.cpp), so the
+// The explicit list of workloads (workloads/registry.cpp), so the
 // linker never drops one and the list reads as a table of contents.
 #pragma once
 
