@@ -1,17 +1,18 @@
 // `tbd env`: the machine and build tbd runs on.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include <ATen/Parallel.h>
 #include "cli/commands.h"
 #include "tbd/core/error.h"
-#include "tbd/measure/environment.h"
-#include "tbd/measure/device.h"
+#include "tbd/core/number_format.h"
 #include "tbd/measure/ceilings.h"
+#include "tbd/measure/device.h"
+#include "tbd/measure/environment.h"
 #include "tbd/measure/peak.h"
-#include <ATen/Parallel.h>
 
 namespace tbd::cli {
 namespace {
@@ -35,8 +36,7 @@ int run_peak(const std::string& device_text, int threads, bool json) {
   entry["dispatch_overhead"] = measure_dispatch_overhead(device);
   store_cached_peak(key, entry);
   if (json) {
-    std::cout << nlohmann::json{{"machine", key}, {"cache_file", peak_cache_path()}, {"peak", entry}}.dump(2)
-              << "\n";
+    std::cout << nlohmann::json{{"machine", key}, {"cache_file", peak_cache_path()}, {"peak", entry}}.dump(2) << "\n";
     return 0;
   }
   std::cout << fmt::format("machine      {}\n", key);
@@ -48,11 +48,10 @@ int run_peak(const std::string& device_text, int threads, bool json) {
             ? fmt::format("{:.4g} GFLOP/s measured (cv {:.1f}%, {})", m["flops_per_s"].get<double>() / 1e9,
                           100 * m["cv"].get<double>(), m["provenance"].get<std::string>())
             : "n/a (" + m["not_available"].get<std::string>() + ")";
-    const std::string sheet =
-        d["flops_per_s"].is_number()
-            ? fmt::format("{:.4g} GFLOP/s datasheet ({})", d["flops_per_s"].get<double>() / 1e9,
-                          d["provenance"].get<std::string>())
-            : "n/a (" + d["not_available"].get<std::string>() + ")";
+    const std::string sheet = d["flops_per_s"].is_number()
+                                  ? fmt::format("{:.4g} GFLOP/s datasheet ({})", d["flops_per_s"].get<double>() / 1e9,
+                                                d["provenance"].get<std::string>())
+                                  : "n/a (" + d["not_available"].get<std::string>() + ")";
     std::cout << fmt::format("{:<13}{}\n{:<13}{}\n", std::string("peak ") + dtype, measured, "", sheet);
   }
   const auto& bw = entry["memory_bandwidth"];
@@ -82,44 +81,44 @@ Command add_env_command(CLI::App& app) {
   cmd->add_option("--device", *device, "With --peak: cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", *threads, "With --peak: intra-op threads (default: LibTorch's choice)");
   return {cmd, [json, peak, device, threads]() {
-    if (*peak) return run_peak(*device, *threads, *json);
-    const nlohmann::json env = capture_environment();
-    if (*json) {
-      std::cout << env.dump(2) << "\n";
-      return 0;
-    }
-    const auto& cpu = env["cpu"];
-    const auto& acc = env["accelerator"];
-    std::cout << fmt::format("cpu          {} ({} logical cores, {} available to this process)\n",
-                             cpu["model"].get<std::string>(), cpu["logical_cores"].get<int>(),
-                             cpu["cores_available_to_process"].get<int>());
-    if (env["memory"]["total_bytes"].is_number())
-      std::cout << fmt::format("memory       {:.1f} GiB\n",
-                               env["memory"]["total_bytes"].get<double>() / (1024.0 * 1024 * 1024));
-    std::cout << fmt::format("os           {} ({} {})\n", env["os"]["distribution"].get<std::string>(),
-                             env["os"]["system"].get<std::string>(), env["os"]["release"].get<std::string>());
-    std::cout << fmt::format("compiler     {}\n", env["compiler"].get<std::string>());
-    std::cout << fmt::format("libtorch     {} (intra-op threads {}, inter-op {})\n",
-                             env["libtorch"]["version"].get<std::string>(),
-                             env["threads"]["intra_op"].get<int>(), env["threads"]["inter_op"].get<int>());
-    std::cout << fmt::format("cuda         {}\n",
-                             acc["cuda_available"].get<bool>()
-                                 ? fmt::format("{} device(s)", acc["cuda_devices"].get<int>())
-                                 : std::string(acc["cuda_build"].get<bool>() ? "no device visible"
-                                                                             : "not in this LibTorch build"));
-    for (const auto& d : acc.value("devices", nlohmann::json::array()))
-      if (d.contains("name"))
-        std::cout << fmt::format("gpu {}        {}, {:.0f} GiB, {} SMs, compute {}\n", d["index"].get<int>(),
-                                 d["name"].get<std::string>(),
-                                 d["total_memory_bytes"].get<double>() / (1024.0 * 1024 * 1024),
-                                 d["multiprocessors"].get<int>(), d["compute_capability"].get<std::string>());
-    if (acc.contains("nccl_backend"))
-      std::cout << fmt::format("nccl         {}\n", acc["nccl_backend"].get<bool>() ? "built in (distributed CUDA runs)"
-                                                                                  : "not in this build");
-    std::cout << fmt::format("tbd          {} ({})\n", env["tbd"]["version"].get<std::string>(),
-                             env["tbd"]["git_revision"].get<std::string>());
-    return 0;
-  }};
+            if (*peak) return run_peak(*device, *threads, *json);
+            const nlohmann::json env = capture_environment();
+            if (*json) {
+              std::cout << env.dump(2) << "\n";
+              return 0;
+            }
+            const auto& cpu = env["cpu"];
+            const auto& acc = env["accelerator"];
+            std::cout << fmt::format("cpu          {} ({} logical cores, {} available to this process)\n",
+                                     cpu["model"].get<std::string>(), cpu["logical_cores"].get<int>(),
+                                     cpu["cores_available_to_process"].get<int>());
+            if (env["memory"]["total_bytes"].is_number())
+              std::cout << "memory       " << format_bytes(env["memory"]["total_bytes"].get<long long>()) << "\n";
+            std::cout << fmt::format("os           {} ({} {})\n", env["os"]["distribution"].get<std::string>(),
+                                     env["os"]["system"].get<std::string>(), env["os"]["release"].get<std::string>());
+            std::cout << fmt::format("compiler     {}\n", env["compiler"].get<std::string>());
+            std::cout << fmt::format("libtorch     {} (intra-op threads {}, inter-op {})\n",
+                                     env["libtorch"]["version"].get<std::string>(),
+                                     env["threads"]["intra_op"].get<int>(), env["threads"]["inter_op"].get<int>());
+            std::cout << fmt::format(
+                "cuda         {}\n",
+                acc["cuda_available"].get<bool>()
+                    ? fmt::format("{} device(s)", acc["cuda_devices"].get<int>())
+                    : std::string(acc["cuda_build"].get<bool>() ? "no device visible" : "not in this LibTorch build"));
+            for (const auto& d : acc.value("devices", nlohmann::json::array()))
+              if (d.contains("name"))
+                std::cout << fmt::format("gpu {}        {}, {:.0f} GiB, {} SMs, compute {}\n", d["index"].get<int>(),
+                                         d["name"].get<std::string>(),
+                                         d["total_memory_bytes"].get<double>() / (1024.0 * 1024 * 1024),
+                                         d["multiprocessors"].get<int>(), d["compute_capability"].get<std::string>());
+            if (acc.contains("nccl_backend"))
+              std::cout << fmt::format("nccl         {}\n", acc["nccl_backend"].get<bool>()
+                                                                ? "built in (distributed CUDA runs)"
+                                                                : "not in this build");
+            std::cout << fmt::format("tbd          {} ({})\n", env["tbd"]["version"].get<std::string>(),
+                                     env["tbd"]["git_revision"].get<std::string>());
+            return 0;
+          }};
 }
 
 }  // namespace tbd::cli

@@ -15,7 +15,7 @@ bool g_tell = false;  // stderr is a terminal: say what the signal does
 // Signals that abandon the run: the third one, counting the first.
 constexpr int kAbandonAt = 3;
 
-std::atomic<int> g_deferring{0};       // live AbandonDeferred guards
+std::atomic<int> g_deferring{0};        // live AbandonDeferred guards
 std::atomic<int> g_abandon_pending{0};  // the signal that came while deferring
 
 void say(const char* text) {
@@ -35,8 +35,10 @@ extern "C" void on_signal(int sig) {
   g_signal.compare_exchange_strong(expected, sig);
   const int count = g_count.fetch_add(1) + 1;
   if (count >= kAbandonAt) {
-    if (g_deferring.load() > 0) g_abandon_pending.store(sig);
-    else abandon(sig);
+    if (g_deferring.load() > 0)
+      g_abandon_pending.store(sig);
+    else
+      abandon(sig);
     return;
   }
   if (count == 1)
@@ -47,11 +49,11 @@ extern "C" void on_signal(int sig) {
 
 void install_interrupt_handler() {
   g_tell = isatty(STDERR_FILENO) == 1;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   // Restarted system calls: a read in a data loader or a Gloo socket must not
-  // fail with EINTR. Parents waiting for children poll instead (cli/child_run.cpp).
+  // fail with EINTR. Parents waiting for children poll instead (study/child_run.cpp).
   sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);

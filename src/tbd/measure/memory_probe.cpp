@@ -12,6 +12,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "tbd/core/number_format.h"
 #include "tbd/core/workload.h"
 
 namespace tbd {
@@ -51,9 +52,7 @@ MemoryCategory category_of(const Block& b) {
   return MemoryCategory::other;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -278,7 +277,8 @@ class Reporter final : public prof::ProfilerStateBase {
  public:
   Reporter(std::shared_ptr<MemoryTracker> tracker, c10::Device device)
       : ProfilerStateBase(prof::ProfilerConfig(prof::ProfilerState::Disabled)),
-        tracker_(std::move(tracker)), device_(device) {}
+        tracker_(std::move(tracker)),
+        device_(device) {}
   void reportMemoryUsage(void* ptr, int64_t alloc_size, size_t, size_t, c10::Device device) override {
     if (device.type() != device_.type()) return;
     if (device_.has_index() && device.has_index() && device.index() != device_.index()) return;
@@ -297,14 +297,6 @@ std::vector<at::Tensor> gradients_of(const std::vector<at::Tensor>& weights) {
   for (const auto& w : weights)
     if (w.defined() && w.grad().defined()) g.push_back(w.grad());
   return g;
-}
-
-std::string bytes_text(int64_t b) {
-  const double v = static_cast<double>(b);
-  if (v >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", v / (1024.0 * 1024 * 1024));
-  if (v >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", v / (1024.0 * 1024));
-  if (v >= 1024.0) return fmt::format("{:.1f} KiB", v / 1024.0);
-  return fmt::format("{} B", b);
 }
 
 // The caching allocator's own account of the measured windows (peaks since
@@ -329,9 +321,10 @@ nlohmann::json allocator_statistics(c10::Device device) {
           {"segments_peak", stats.segment[all].peak},
           {"alloc_retries", stats.num_alloc_retries},
           {"ooms", stats.num_ooms},
-          {"definition", "peaks of the CUDA caching allocator over the instrumented iterations; "
-                         "reserved_unused_share = 1 - allocated_peak / reserved_peak; fragmentation = "
-                         "inactive_split_peak / reserved_peak (free blocks inside split segments)"}};
+          {"definition",
+           "peaks of the CUDA caching allocator over the instrumented iterations; "
+           "reserved_unused_share = 1 - allocated_peak / reserved_peak; fragmentation = "
+           "inactive_split_peak / reserved_peak (free blocks inside split segments)"}};
 }
 
 }  // namespace
@@ -436,7 +429,8 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
                             : nlohmann::json{{"not_available", "the CUDA caching allocator serves CUDA runs only"}};
   if (!not_available_.empty() || tracker_->peak() == 0) {
     m["peak_bytes"] = nullptr;
-    m["not_available"] = not_available_.empty() ? "no allocation was seen in an instrumented iteration" : not_available_;
+    m["not_available"] =
+        not_available_.empty() ? "no allocation was seen in an instrumented iteration" : not_available_;
     result["memory"] = m;
     return;
   }
@@ -450,8 +444,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
   // Timeline, columnar and down-sampled to at most 300 points (the peak kept).
   const auto points = tracker_->timeline();
   const size_t stride = std::max<size_t>(1, (points.size() + 299) / 300);
-  nlohmann::json t_s = nlohmann::json::array(), events = nlohmann::json::array(),
-                 iterations = nlohmann::json::array();
+  nlohmann::json t_s = nlohmann::json::array(), events = nlohmann::json::array(), iterations = nlohmann::json::array();
   std::array<nlohmann::json, kMemoryCategories> cols;
   for (auto& c : cols) c = nlohmann::json::array();
   for (size_t i = 0; i < points.size(); ++i) {
@@ -463,8 +456,12 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
   }
   nlohmann::json bytes = nlohmann::json::object();
   for (int c = 0; c < kMemoryCategories; ++c) bytes[to_string(static_cast<MemoryCategory>(c))] = cols[c];
-  m["timeline"] = {{"t_s", t_s}, {"event", events}, {"iteration", iterations}, {"bytes", bytes},
-                   {"points_recorded", points.size()}, {"stride", stride}};
+  m["timeline"] = {{"t_s", t_s},
+                   {"event", events},
+                   {"iteration", iterations},
+                   {"bytes", bytes},
+                   {"points_recorded", points.size()},
+                   {"stride", stride}};
   result["memory"] = m;
 }
 
@@ -477,14 +474,14 @@ std::vector<std::pair<std::string, std::string>> MemoryProbe::summary_lines() co
   for (int c = 0; c < kMemoryCategories; ++c) {
     if (b[c] == 0) continue;
     parts += fmt::format("{}{} {} ({:.0f}%)", parts.empty() ? "" : ", ", to_string(static_cast<MemoryCategory>(c)),
-                         bytes_text(b[c]), 100.0 * static_cast<double>(b[c]) / static_cast<double>(peak));
+                         format_bytes(b[c]), 100.0 * static_cast<double>(b[c]) / static_cast<double>(peak));
   }
-  std::vector<std::pair<std::string, std::string>> lines = {{"peak memory", bytes_text(peak) + " live on " + device_},
-                                                             {"at peak", parts}};
+  std::vector<std::pair<std::string, std::string>> lines = {{"peak memory", format_bytes(peak) + " live on " + device_},
+                                                            {"at peak", parts}};
   if (!allocator_.is_null() && allocator_["fragmentation"].is_number())
     lines.push_back({"CUDA allocator", fmt::format("{} reserved at peak, {} allocated; fragmentation {:.1f}%",
-                                                   bytes_text(allocator_["reserved_peak_bytes"].get<int64_t>()),
-                                                   bytes_text(allocator_["allocated_peak_bytes"].get<int64_t>()),
+                                                   format_bytes(allocator_["reserved_peak_bytes"].get<int64_t>()),
+                                                   format_bytes(allocator_["allocated_peak_bytes"].get<int64_t>()),
                                                    100 * allocator_["fragmentation"].get<double>())});
   return lines;
 }

@@ -1,8 +1,10 @@
-// Number formatting and the "not available" reasons shared by the Markdown
-// and HTML reports.
+// The "not available" reasons shared by the Markdown and HTML reports, and
+// tbd's number formatting (core/number_format.h) they write with.
 #pragma once
 
 #include <string>
+
+#include "tbd/core/number_format.h"
 
 namespace tbd {
 
@@ -18,11 +20,5 @@ inline constexpr const char* kNoRooflineReason =
 inline constexpr const char* kNoPredictionReason =
     "no tbd.prediction/1 file (tbd predict BASE.json --nproc 2 --check --out FILE makes one)";
 inline constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
-
-std::string format_number(double v);          // 4 significant digits, "-" for NaN
-std::string format_ms(double seconds);        // "12.34 ms"
-std::string format_percent(double share);     // 0.123 -> "12.3%"
-std::string format_signed_percent(double share);  // -0.05 -> "-5.0%", 0.05 -> "+5.0%"
-std::string format_bytes(long long bytes);    // "12.3 MiB", "-" when negative (not measured)
 
 }  // namespace tbd

@@ -1,4 +1,4 @@
-#include "tbd/report/report_text.h"
+#include "tbd/core/number_format.h"
 
 #include <fmt/format.h>
 
