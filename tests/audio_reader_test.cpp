@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/data/audio_file.h"
 #include "tbd/data/librispeech.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -28,13 +28,13 @@ constexpr auto kWav = AudioFormat::wav;
 constexpr auto kFlac = AudioFormat::flac;
 
 // A tone of `seconds` at `rate` Hz, `channels` channels (channel c scaled by 1/(c+1)).
-std::vector<float> write_tone(const std::string& path, AudioFormat format, int rate, double seconds,
-                              int channels = 1) {
+std::vector<float> write_tone(const std::string& path, AudioFormat format, int rate, double seconds, int channels = 1) {
   const auto frames = static_cast<size_t>(seconds * rate);
   std::vector<float> mono(frames), interleaved(frames * static_cast<size_t>(channels));
   for (size_t i = 0; i < frames; ++i) {
     mono[i] = 0.5f * static_cast<float>(std::sin(2 * 3.14159265358979 * 440.0 * static_cast<double>(i) / rate));
-    for (int c = 0; c < channels; ++c) interleaved[i * static_cast<size_t>(channels) + static_cast<size_t>(c)] = mono[i] / static_cast<float>(c + 1);
+    for (int c = 0; c < channels; ++c)
+      interleaved[i * static_cast<size_t>(channels) + static_cast<size_t>(c)] = mono[i] / static_cast<float>(c + 1);
   }
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   write_audio(path, interleaved, rate, channels, format);
@@ -105,8 +105,12 @@ TEST(AudioFile, CorruptAndTruncatedFilesNameTheFile) {
 // LIST chunk (padded to even) before it.
 std::vector<uint8_t> wav_bytes(uint32_t samples, uint32_t declared, bool list_chunk = false) {
   std::vector<uint8_t> b;
-  const auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
-  const auto u16 = [&](uint16_t v) { for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  const auto u16 = [&](uint16_t v) {
+    for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
   const auto tag = [&](const char* t) { b.insert(b.end(), t, t + 4); };
   tag("RIFF");
   u32(0);  // patched below
@@ -141,7 +145,9 @@ TEST(AudioFile, WavWhoseDataChunkRunsPastTheEndIsRefused) {
   testing::write_bytes(dir / "cut.wav", wav_bytes(1000, 100000));
   std::string e = error_of<Error>([&] { read_audio(dir / "cut.wav", 16000); });
   EXPECT_NE(e.find(dir / "cut.wav" + ": truncated WAV: its data chunk declares 100000 bytes but the file ends "
-                                     "after 2000"), std::string::npos) << e;
+                                     "after 2000"),
+            std::string::npos)
+      << e;
   testing::write_bytes(dir / "cut_list.wav", wav_bytes(1000, 2002, true));
   e = error_of<Error>([&] { read_audio(dir / "cut_list.wav", 16000); });
   EXPECT_NE(e.find(dir / "cut_list.wav" + ": truncated WAV"), std::string::npos) << e;
@@ -165,8 +171,12 @@ TEST(AudioFile, WavWhoseDataChunkRunsPastTheEndIsRefused) {
 // A 16 kHz mono float32 WAV (format 3, IEEE float) of `values`.
 std::vector<uint8_t> float_wav_bytes(const std::vector<float>& values) {
   std::vector<uint8_t> b;
-  const auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
-  const auto u16 = [&](uint16_t v) { for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); };
+  const auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  const auto u16 = [&](uint16_t v) {
+    for (int i = 0; i < 2; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
   const auto tag = [&](const char* t) { b.insert(b.end(), t, t + 4); };
   const auto bytes = static_cast<uint32_t>(values.size() * 4);
   tag("RIFF");
@@ -251,8 +261,7 @@ TEST(LibriSpeech, FolderIsScannedWithTranscripts) {
   ASSERT_EQ(folder.size(), 2);
   EXPECT_NE(folder.utterance(0).audio_path.find("19-198-0000.flac"), std::string::npos);
   // H=9, E=6, L=13, O=16, space=28 in "_'ABC…Z ".
-  EXPECT_EQ(folder.utterance(0).transcript,
-            (std::vector<int64_t>{9, 6, 13, 13, 16, 28, 24, 16, 19, 13, 5}));
+  EXPECT_EQ(folder.utterance(0).transcript, (std::vector<int64_t>{9, 6, 13, 13, 16, 28, 24, 16, 19, 13, 5}));
   EXPECT_EQ(folder.utterance(1).transcript.size(), 7u);  // lower case folds to upper
   EXPECT_EQ(folder.utterance(1).transcript[2], 1);       // the apostrophe
 }

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <random>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/report/compare.h"
@@ -14,6 +13,7 @@
 #include "tbd/report/csv_log.h"
 #include "tbd/report/mllog.h"
 #include "tbd/report/result_set.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -111,7 +111,8 @@ TEST(CompareStatistics, RepetitionsCannotBeatTheProcessAllowance) {
   // 2·s²·(1/n + 1)·7.8489 ≤ ln(1.05)²: s = 1% needs 1/n ≤ 0.5163 → n = 2,
   // raised to the minimum of 3; s = 2% leaves no room (0.0379 < 1).
   EXPECT_EQ(repetitions_needed(0.01, 0.05, 0.05), 3);
-  EXPECT_EQ(repetitions_needed(0.012, 0.05, 0.05), static_cast<int64_t>(std::ceil(1 / (0.0023804 / (2 * 7.848879 * 0.000144) - 1))) + 1);
+  EXPECT_EQ(repetitions_needed(0.012, 0.05, 0.05),
+            static_cast<int64_t>(std::ceil(1 / (0.0023804 / (2 * 7.848879 * 0.000144) - 1))) + 1);
   EXPECT_EQ(repetitions_needed(0.02, 0.05, 0.05), 0);
   // Then result files: the process-level sd is s·√(1 + 1/repetitions per file).
   HierarchicalComparison c;
@@ -133,17 +134,26 @@ nlohmann::json result_with(const std::vector<double>& seconds, const std::string
                            int threads = 2) {
   nlohmann::json reps = nlohmann::json::array();
   for (double s : seconds) reps.push_back({{"samples", 4.0}, {"seconds", s}, {"iterations", 1}});
-  return {{"schema", "tbd.result/1"},
-          {"workload", {{"name", "resnet50"}, {"sample_unit", "images"},
-                        {"options", {{"scale", "tiny"}, {"batch_size", batch}, {"precision", "fp32"},
-                                     {"device", "cpu"}, {"threads", threads}, {"data", "synthetic"},
-                                     {"settings", nlohmann::json::object()}, {"seed", 42}}},
-                        {"settings", {{"depth", "50"}}}}},
-          {"environment", {{"cpu", {{"model", cpu}}}, {"libtorch", {{"version", "2.13.0"}}}, {"os", {{"hostname", "h"}}}}},
-          {"iterations", seconds},
-          {"summary", {{"median_s", seconds.empty() ? 0.0 : seconds[0]}}},
-          {"throughput", {{"samples_per_s", 100.0}, {"unit", "images/s"}, {"repetitions", reps}}},
-          {"partial", false}};
+  return {
+      {"schema", "tbd.result/1"},
+      {"workload",
+       {{"name", "resnet50"},
+        {"sample_unit", "images"},
+        {"options",
+         {{"scale", "tiny"},
+          {"batch_size", batch},
+          {"precision", "fp32"},
+          {"device", "cpu"},
+          {"threads", threads},
+          {"data", "synthetic"},
+          {"settings", nlohmann::json::object()},
+          {"seed", 42}}},
+        {"settings", {{"depth", "50"}}}}},
+      {"environment", {{"cpu", {{"model", cpu}}}, {"libtorch", {{"version", "2.13.0"}}}, {"os", {{"hostname", "h"}}}}},
+      {"iterations", seconds},
+      {"summary", {{"median_s", seconds.empty() ? 0.0 : seconds[0]}}},
+      {"throughput", {{"samples_per_s", 100.0}, {"unit", "images/s"}, {"repetitions", reps}}},
+      {"partial", false}};
 }
 
 ResultSet set_of(const nlohmann::json& r, const std::string& file = "r.json") {
@@ -195,8 +205,8 @@ TEST(Compare, NoisyRepetitionsAreInconclusiveAndSayHowManyAreNeeded) {
 }
 
 TEST(Compare, DifferentMachinesAreWarnedAbout) {
-  const Comparison c = compare_results(set_of(result_with(kBase, "CPU A")), set_of(result_with(kBase, "CPU B")), {},
-                                       "a", "b");
+  const Comparison c =
+      compare_results(set_of(result_with(kBase, "CPU A")), set_of(result_with(kBase, "CPU B")), {}, "a", "b");
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("CPU differs"), std::string::npos);
   EXPECT_FALSE(c.regression());
@@ -219,9 +229,8 @@ TEST(Compare, NothingComparableIsAUsageErrorNamingBothSides) {
 TEST(Compare, AnExplicitABComparesDifferentConfigurationsAndListsTheDifferences) {
   CompareOptions ab;
   ab.ab = true;
-  const Comparison c =
-      compare_results(set_of(result_with(kBase, "x", 4, 1)), set_of(result_with(kTwentyPercentSlower, "x", 8, 2)), ab,
-                      "a", "b");
+  const Comparison c = compare_results(set_of(result_with(kBase, "x", 4, 1)),
+                                       set_of(result_with(kTwentyPercentSlower, "x", 8, 2)), ab, "a", "b");
   ASSERT_EQ(c.runs.size(), 1u);
   EXPECT_EQ(c.runs[0].verdict, "slower");
   std::string diffs;
@@ -307,13 +316,9 @@ double share_slower(double slowdown, int trials, NoiseLevels noise = kQuiet) {
   return static_cast<double>(slower) / trials;
 }
 
-TEST(CompareSimulation, FewFalseAlarmsAtTheDefaults) {
-  EXPECT_LE(share_slower(1.0, 1000), 0.05);
-}
+TEST(CompareSimulation, FewFalseAlarmsAtTheDefaults) { EXPECT_LE(share_slower(1.0, 1000), 0.05); }
 
-TEST(CompareSimulation, DetectsATenPercentSlowdownAtTheDefaults) {
-  EXPECT_GE(share_slower(1.10, 1000), 0.80);
-}
+TEST(CompareSimulation, DetectsATenPercentSlowdownAtTheDefaults) { EXPECT_GE(share_slower(1.10, 1000), 0.80); }
 
 TEST(CompareSimulation, FewFalseAlarmsEvenWhereProcessesVaryMost) {
   // Without the process allowance about a fifth of these pairs were "slower"
@@ -343,7 +348,9 @@ TEST(ResultSet, BadFilesAreNamedInTheError) {
   nlohmann::json no_iterations = result_with(kBase);
   no_iterations.erase("iterations");
   std::ofstream(dir / "edited.json") << no_iterations.dump();
-  EXPECT_NE(error_of([&] { load_results(dir / "edited.json"); }).find("edited.json: tbd.result/1 document lacks the 'iterations'"),
+  EXPECT_NE(error_of([&] {
+              load_results(dir / "edited.json");
+            }).find("edited.json: tbd.result/1 document lacks the 'iterations'"),
             std::string::npos);
   // In a folder, a malformed file still stops the reading (naming it).
   EXPECT_NE(error_of([&] { load_results(dir.path().string()); }).find(".json"), std::string::npos);
@@ -365,8 +372,8 @@ TEST(ResultSet, FoldersSkipJsonThatIsNotTbds) {
 }
 
 TEST(Mllog, LinesHaveTheMlperfShape) {
-  const std::string line = mllog_line(1700000000000, "POINT_IN_TIME", "global_batch_size", 32,
-                                      {{"file", "x.cpp"}, {"lineno", 1}});
+  const std::string line =
+      mllog_line(1700000000000, "POINT_IN_TIME", "global_batch_size", 32, {{"file", "x.cpp"}, {"lineno", 1}});
   EXPECT_EQ(line, R"(:::MLLOG {"namespace": "", "time_ms": 1700000000000, "event_type": "POINT_IN_TIME", )"
                   R"("key": "global_batch_size", "value": 32, "metadata": {"file": "x.cpp", "lineno": 1}})");
 }
@@ -376,7 +383,9 @@ TEST(Mllog, ARunBecomesInitRunBlocksAndStopEvents) {
   nlohmann::json r = result_with(kBase);
   r["workload"]["settings"]["lr"] = "0.1";
   EXPECT_THROW(append_mllog(dir / "log.txt", r), Error);  // no times, no log
-  r["wall_clock"] = {{"start", 1000}, {"setup_end", 1200}, {"warmup_end", 1300},
+  r["wall_clock"] = {{"start", 1000},
+                     {"setup_end", 1200},
+                     {"warmup_end", 1300},
                      {"windows", {{{"start", 1300}, {"end", 1400}}, {{"start", 1400}, {"end", 1500}}}},
                      {"end", 2000}};
   append_mllog(dir / "log.txt", r);
@@ -392,8 +401,9 @@ TEST(Mllog, ARunBecomesInitRunBlocksAndStopEvents) {
     if (e["event_type"] != "POINT_IN_TIME") order.push_back(e["key"].get<std::string>() + "@" + e["time_ms"].dump());
     first.emplace(e["key"].get<std::string>(), e);
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"init_start@1000", "init_stop@1200", "run_start@1200", "block_start@1300",
-                                             "block_stop@1400", "block_start@1400", "block_stop@1500", "run_stop@2000"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"init_start@1000", "init_stop@1200", "run_start@1200", "block_start@1300",
+                                      "block_stop@1400", "block_start@1400", "block_stop@1500", "run_stop@2000"}));
   EXPECT_EQ(events.back()["metadata"]["status"], "success");
   EXPECT_EQ(first["submission_benchmark"]["value"], "resnet");
   EXPECT_EQ(first["global_batch_size"]["value"], 4);

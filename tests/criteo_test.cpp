@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/data/criteo.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -22,13 +22,11 @@ std::string line_with(const std::string& label, const std::vector<std::string>& 
 }
 
 std::string good_line(int label = 1) {
-  return line_with(std::to_string(label), std::vector<std::string>(13, "3"),
-                   std::vector<std::string>(26, "a9b0c1d2"));
+  return line_with(std::to_string(label), std::vector<std::string>(13, "3"), std::vector<std::string>(26, "a9b0c1d2"));
 }
 
 CriteoBatch empty_batch(int64_t rows) {
-  return {torch::zeros({rows, kCriteoDense}), torch::zeros({rows, kCriteoSparse}, torch::kInt64),
-          torch::zeros({rows})};
+  return {torch::zeros({rows, kCriteoDense}), torch::zeros({rows, kCriteoSparse}, torch::kInt64), torch::zeros({rows})};
 }
 
 TEST(Criteo, ParsesAsTheReferenceDoes) {

@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <map>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/core/phases.h"
 #include "tbd/dist/dist_environment.h"
@@ -20,6 +19,7 @@
 #include "tbd/dist/process_group.h"
 #include "tbd/measure/comm_probe.h"
 #include "tbd/nn/resnet.h"
+#include "test_util.h"
 #include "workload_steps.h"
 
 namespace tbd {
@@ -195,8 +195,8 @@ TEST(DataParallel, UnreachableRendezvousIsAClearError) {
   env.world_size = 2;
   env.master_addr = "127.0.0.1";
   env.master_port = free_local_port();  // nobody listens there
-  const std::string msg = testing::error_of<Error>(
-      [&] { ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(2)); });
+  const std::string msg =
+      testing::error_of<Error>([&] { ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(2)); });
   EXPECT_NE(msg.find("could not join the rendezvous at 127.0.0.1:" + std::to_string(env.master_port)),
             std::string::npos)
       << msg;

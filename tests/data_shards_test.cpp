@@ -8,12 +8,12 @@
 #include <memory>
 #include <set>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/data/criteo.h"
 #include "tbd/data/movielens.h"
 #include "tbd/data/translation_batches.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -95,7 +95,8 @@ TEST(DataShards, CriteoRanksTakeStridedRows) {
     std::vector<int> rows;
     for (int k = 0; k < 2; ++k) {  // two batches of 3: a full pass and the start of the next
       const auto b = batches.next();
-      for (int r = 0; r < 3; ++r) rows.push_back(static_cast<int>(std::lround(std::expm1(b.dense[r][0].item<float>()))));
+      for (int r = 0; r < 3; ++r)
+        rows.push_back(static_cast<int>(std::lround(std::expm1(b.dense[r][0].item<float>()))));
     }
     return rows;
   };

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/data/spectrogram.h"
 #include "tbd/nn/deepspeech2.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {

@@ -23,8 +23,7 @@ using torch::indexing::Slice;
 // the value at (y, x) is the bilinear mix of the four pixels around it, zero
 // beyond one pixel outside the map, coordinates clamped at the borders.
 // Built from autograd-tracked selections, so its gradient is the reference too.
-torch::Tensor direct_roi_align(const torch::Tensor& f, const torch::Tensor& rois, double scale, int64_t P,
-                               int64_t G) {
+torch::Tensor direct_roi_align(const torch::Tensor& f, const torch::Tensor& rois, double scale, int64_t P, int64_t G) {
   const int64_t C = f.size(1), H = f.size(2), W = f.size(3);
   std::vector<torch::Tensor> outputs;
   for (int64_t r = 0; r < rois.size(0); ++r) {
@@ -79,7 +78,8 @@ TEST(RoIAlign, MatchesTheDirectBilinearComputationAndItsGradient) {
                                    {1.0, 8.0, 8.0, 8.5, 9.0},
                                    {1.0, 0.0, 0.0, 44.0, 36.0}},
                                   torch::kDouble);
-  for (const auto& [scale, P, G] : {std::tuple{0.25, int64_t{7}, int64_t{2}}, std::tuple{0.5, int64_t{3}, int64_t{1}}}) {
+  for (const auto& [scale, P, G] :
+       {std::tuple{0.25, int64_t{7}, int64_t{2}}, std::tuple{0.5, int64_t{3}, int64_t{1}}}) {
     const auto ours = nn::roi_align(features, rois, scale, P, G);
     const auto direct = direct_roi_align(features, rois, scale, P, G);
     ASSERT_EQ(ours.sizes(), direct.sizes());
@@ -120,8 +120,11 @@ TEST(RoIAlign, FiniteDifferencesAgreeWithTheGradient) {
 }
 
 TEST(RoIAlign, MultiScaleUsesTheFpnLevelOfEachBox) {
-  const auto boxes = torch::tensor({{0.f, 0.f, 224.f, 224.f}, {0.f, 0.f, 112.f, 112.f}, {0.f, 0.f, 10.f, 10.f},
-                                    {0.f, 0.f, 1000.f, 1000.f}, {0.f, 0.f, 448.f, 448.f}});
+  const auto boxes = torch::tensor({{0.f, 0.f, 224.f, 224.f},
+                                    {0.f, 0.f, 112.f, 112.f},
+                                    {0.f, 0.f, 10.f, 10.f},
+                                    {0.f, 0.f, 1000.f, 1000.f},
+                                    {0.f, 0.f, 448.f, 448.f}});
   const auto levels = nn::map_boxes_to_levels(boxes, 2, 5);
   EXPECT_TRUE(torch::equal(levels, torch::tensor({2, 1, 0, 3, 3}, torch::kInt64))) << levels;
 
@@ -136,11 +139,11 @@ TEST(RoIAlign, MultiScaleUsesTheFpnLevelOfEachBox) {
 }
 
 TEST(Nms, KeepsTheBestOfEachOverlappingGroup) {
-  const auto boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f},     // 0
-                                    {1.f, 1.f, 11.f, 11.f},     // 1: IoU 81/119 ≈ 0.68 with 0
-                                    {20.f, 20.f, 30.f, 30.f},   // 2: apart
-                                    {0.f, 0.f, 10.f, 10.f},     // 3: duplicate of 0, best score
-                                    {20.f, 20.f, 30.f, 25.f}}); // 4: inside 2, IoU 0.5
+  const auto boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f},      // 0
+                                    {1.f, 1.f, 11.f, 11.f},      // 1: IoU 81/119 ≈ 0.68 with 0
+                                    {20.f, 20.f, 30.f, 30.f},    // 2: apart
+                                    {0.f, 0.f, 10.f, 10.f},      // 3: duplicate of 0, best score
+                                    {20.f, 20.f, 30.f, 25.f}});  // 4: inside 2, IoU 0.5
   const auto scores = torch::tensor({0.9f, 0.8f, 0.7f, 0.95f, 0.6f});
   const auto as_vector = [](const torch::Tensor& t) {
     return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
@@ -155,7 +158,8 @@ TEST(Nms, KeepsTheBestOfEachOverlappingGroup) {
 }
 
 TEST(Boxes, IouAndClipping) {
-  const auto a = torch::tensor({{0.f, 0.f, 10.f, 10.f}}), b = torch::tensor({{5.f, 0.f, 15.f, 10.f}, {20.f, 20.f, 21.f, 21.f}});
+  const auto a = torch::tensor({{0.f, 0.f, 10.f, 10.f}}),
+             b = torch::tensor({{5.f, 0.f, 15.f, 10.f}, {20.f, 20.f, 21.f, 21.f}});
   const auto iou = nn::box_iou(a, b);
   EXPECT_NEAR(iou[0][0].item<float>(), 50.0 / 150.0, 1e-6);
   EXPECT_EQ(iou[0][1].item<float>(), 0.0f);
@@ -188,8 +192,8 @@ TEST(Anchors, CountsAndShapesPerLevel) {
   nn::AnchorGenerator gen({{32}, {64}, {128}, {256}, {512}}, {0.5, 1.0, 2.0});
   const auto base = gen.base_anchors(0, torch::kFloat);
   // Aspect = height / width: ratio 0.5 is wide (√2·32 ≈ 45 by 32/√2 ≈ 23, rounded halves).
-  EXPECT_TRUE(torch::equal(base, torch::tensor({{-23.f, -11.f, 23.f, 11.f}, {-16.f, -16.f, 16.f, 16.f},
-                                                {-11.f, -23.f, 11.f, 23.f}})));
+  EXPECT_TRUE(torch::equal(
+      base, torch::tensor({{-23.f, -11.f, 23.f, 11.f}, {-16.f, -16.f, 16.f, 16.f}, {-11.f, -23.f, 11.f, 23.f}})));
   // A 608×800 padded batch: strides 4 … 64.
   const std::vector<std::pair<int64_t, int64_t>> grids = {{152, 200}, {76, 100}, {38, 50}, {19, 25}, {10, 13}};
   const auto anchors = gen.generate(608, 800, grids, torch::kFloat);
@@ -247,8 +251,8 @@ TEST(DetectionBatch, ResizesNormalisesAndPads) {
   EXPECT_NEAR(batch.inputs[0][0][0][10][10].item<float>(), (0.5 - 0.485) / 0.229, 1e-5);
   EXPECT_EQ(batch.inputs[0][0][0][700][10].item<float>(), 0.0f);
   // The longer side is capped: a 100×1000 strip scales by 1 (1000 / 1000), not 6.
-  const auto strip = resize_for_detection({torch::zeros({3, 100, 1000}), torch::zeros({0, 4}), torch::zeros({0})},
-                                          {600, 1000});
+  const auto strip =
+      resize_for_detection({torch::zeros({3, 100, 1000}), torch::zeros({0, 4}), torch::zeros({0})}, {600, 1000});
   EXPECT_EQ(strip.image.sizes(), (std::vector<int64_t>{3, 100, 1000}));
 }
 

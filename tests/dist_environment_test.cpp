@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/dist/dist_environment.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -26,8 +26,12 @@ TEST(DistEnvironment, NothingSetMeansOneProcess) {
 }
 
 TEST(DistEnvironment, ReadsTorchrunVariables) {
-  const DistEnvironment e = read({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"},
-                                  {"MASTER_ADDR", "node7"}, {"MASTER_PORT", "29511"}});
+  const DistEnvironment e = read({{"RANK", "3"},
+                                  {"WORLD_SIZE", "8"},
+                                  {"LOCAL_RANK", "1"},
+                                  {"LOCAL_WORLD_SIZE", "2"},
+                                  {"MASTER_ADDR", "node7"},
+                                  {"MASTER_PORT", "29511"}});
   EXPECT_TRUE(e.distributed());
   EXPECT_EQ(e.rank, 3);
   EXPECT_EQ(e.world_size, 8);
@@ -39,7 +43,9 @@ TEST(DistEnvironment, ReadsTorchrunVariables) {
 }
 
 TEST(DistEnvironment, ReadsSlurmVariables) {
-  const DistEnvironment e = read({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "16"}, {"SLURM_LOCALID", "1"},
+  const DistEnvironment e = read({{"SLURM_PROCID", "5"},
+                                  {"SLURM_NTASKS", "16"},
+                                  {"SLURM_LOCALID", "1"},
                                   {"SLURM_STEP_NODELIST", "gpu[012-015],cpu3"}});
   EXPECT_EQ(e.rank, 5);
   EXPECT_EQ(e.world_size, 16);
@@ -56,20 +62,29 @@ TEST(DistEnvironment, FirstSlurmHost) {
 }
 
 TEST(DistEnvironment, RejectsInconsistentCombinations) {
-  EXPECT_NE(error_of<UsageError>([] { read({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}); })
-                .find("rank 2 is not below the world size 2"),
+  EXPECT_NE(error_of<UsageError>([] {
+              read({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}});
+            }).find("rank 2 is not below the world size 2"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([] { read({{"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}}); }).find("RANK is not"),
+  EXPECT_NE(error_of<UsageError>([] {
+              read({{"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}});
+            }).find("RANK is not"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([] { read({{"RANK", "0"}, {"WORLD_SIZE", "two"}}); }).find("WORLD_SIZE='two'"),
+  EXPECT_NE(error_of<UsageError>([] {
+              read({{"RANK", "0"}, {"WORLD_SIZE", "two"}});
+            }).find("WORLD_SIZE='two'"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([] { read({{"RANK", "1"}, {"WORLD_SIZE", "2"}}); }).find("MASTER_ADDR"),
+  EXPECT_NE(error_of<UsageError>([] {
+              read({{"RANK", "1"}, {"WORLD_SIZE", "2"}});
+            }).find("MASTER_ADDR"),
             std::string::npos);
   EXPECT_NE(error_of<UsageError>([] {
               read({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}});
             }).find("MASTER_PORT"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([] { read({{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "4"}}); }).find("SLURM_PROCID"),
+  EXPECT_NE(error_of<UsageError>([] {
+              read({{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "4"}});
+            }).find("SLURM_PROCID"),
             std::string::npos);
 }
 

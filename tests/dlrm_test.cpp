@@ -3,9 +3,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "tbd/nn/dlrm.h"
 #include "test_util.h"
 #include "workload_steps.h"
-#include "tbd/nn/dlrm.h"
 
 namespace tbd {
 namespace {

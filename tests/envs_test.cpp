@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <numeric>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/envs/breakout.h"
 #include "tbd/envs/frame_stack.h"
 #include "tbd/envs/games.h"
 #include "tbd/envs/pong.h"
+#include "test_util.h"
 
 namespace tbd::envs {
 namespace {
@@ -204,7 +204,7 @@ TEST(Envs, FrameStackSkipsMaxPoolsAndStacks) {
   EXPECT_EQ(obs[2 * 84 * 84 + 100], 0.0f);
   for (float v : obs) ASSERT_TRUE(v >= 0.0f && v <= 1.0f);
 
-  env.step(0);  // frames 5..8
+  env.step(0);      // frames 5..8
   s = env.step(0);  // frames 9, 10: the episode ends after two frames
   EXPECT_EQ(s.frames, 2);
   EXPECT_TRUE(s.done);

@@ -71,24 +71,34 @@ void expect_equivalent(const c10::Device& device, const Make& make, const char* 
 
 void check_sgd(const c10::Device& device) {
   using O = torch::optim::SGDOptions;
-  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
-  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
-                    "momentum + weight decay (resnet50, faster_rcnn)");
-  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.9).nesterov(true), impl); },
-                    "nesterov (deepspeech2)");
-  expect_equivalent(device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.8).dampening(0.3), impl); },
-                    "dampening");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_sgd(p, O(0.1), impl); }, "plain");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_sgd(p, O(0.1).momentum(0.9).weight_decay(1e-4), impl); },
+      "momentum + weight decay (resnet50, faster_rcnn)");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.9).nesterov(true), impl); },
+      "nesterov (deepspeech2)");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_sgd(p, O(0.05).momentum(0.8).dampening(0.3), impl); }, "dampening");
 }
 
 void check_adam_and_adamw(const c10::Device& device) {
   using A = torch::optim::AdamOptions;
   using W = torch::optim::AdamWOptions;
-  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
-  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2).betas({0.9, 0.98}).eps(1e-9), impl); },
-                    "adam (transformer)");
-  expect_equivalent(device, [](auto p, auto impl) { return make_adam(p, A(1e-2).weight_decay(0.01).amsgrad(true), impl); },
-                    "adam, L2 decay, amsgrad");
-  expect_equivalent(device,
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_adam(p, A(1e-2), impl); }, "adam (ncf)");
+  expect_equivalent(
+      device,
+      [](auto p, auto impl) {
+        return make_adam(p, A(1e-2).betas({0.9, 0.98}).eps(1e-9), impl);
+      },
+      "adam (transformer)");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_adam(p, A(1e-2).weight_decay(0.01).amsgrad(true), impl); },
+      "adam, L2 decay, amsgrad");
+  expect_equivalent(
+      device,
       [](auto p, auto impl) {
         return make_adamw({torch::optim::OptimizerParamGroup(p)}, W(6e-3).betas({0.9, 0.95}).weight_decay(0.1), impl);
       },
@@ -97,10 +107,14 @@ void check_adam_and_adamw(const c10::Device& device) {
 
 void check_rmsprop(const c10::Device& device) {
   using R = torch::optim::RMSpropOptions;
-  expect_equivalent(device,
-      [](auto p, auto impl) { return make_rmsprop(p, R(0.01).alpha(0.9).eps(1.0).momentum(0.9).weight_decay(4e-5), impl); },
+  expect_equivalent(
+      device,
+      [](auto p, auto impl) {
+        return make_rmsprop(p, R(0.01).alpha(0.9).eps(1.0).momentum(0.9).weight_decay(4e-5), impl);
+      },
       "inception3's");
-  expect_equivalent(device, [](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
+  expect_equivalent(
+      device, [](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
 }
 
 void check_parameter_groups(const c10::Device& device) {
@@ -123,7 +137,8 @@ TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) { check_parameter_group
 // The same comparisons on the GPU, where the fused steps are ATen's CUDA
 // kernels (docs/gpu.md); skipped without one.
 TEST(Gpu, FusedAndForeachOptimizersMatchLibTorchOnCuda) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible)";
+  if (!torch::cuda::is_available())
+    GTEST_SKIP() << "needs a CUDA device (this LibTorch has no CUDA, or no GPU is visible)";
   const c10::Device cuda(c10::kCUDA, 0);
   check_sgd(cuda);
   check_adam_and_adamw(cuda);
@@ -193,8 +208,10 @@ TEST(FastOptimizers, TheImplementationIsNamedAndChecked) {
   EXPECT_THROW(parse_optimizer_impl("apex"), UsageError);
   // loop is LibTorch's own class; the others are multi-tensor steps.
   auto p = parameters(1);
-  EXPECT_EQ(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::loop).get()), nullptr);
-  EXPECT_NE(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::fused).get()), nullptr);
+  EXPECT_EQ(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::loop).get()),
+            nullptr);
+  EXPECT_NE(dynamic_cast<MultiTensorStep*>(make_sgd(p, torch::optim::SGDOptions(0.1), OptimizerImpl::fused).get()),
+            nullptr);
 }
 
 }  // namespace

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_util.h"
-#include "workload_steps.h"
+#include "tbd/core/error.h"
 #include "tbd/data/jpeg.h"
 #include "tbd/data/voc_batches.h"
-#include "tbd/core/error.h"
 #include "tbd/nn/faster_rcnn.h"
 #include "tbd/nn/frozen_batch_norm.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -134,9 +134,8 @@ void write_tiny_voc(const testing::TempDir& dir, int images = 3) {
     std::filesystem::create_directories(dir.path() / "Annotations");
     std::ofstream(dir / ("Annotations/" + ids[k] + ".xml"))
         << "<annotation><size><width>96</width><height>72</height><depth>3</depth></size><object><name>"
-        << (k == 1 ? "cat" : "dog") << "</name><difficult>0</difficult><bndbox><xmin>" << x1 + 1
-        << "</xmin><ymin>" << y1 + 1 << "</ymin><xmax>" << x2 << "</xmax><ymax>" << y2
-        << "</ymax></bndbox></object></annotation>";
+        << (k == 1 ? "cat" : "dog") << "</name><difficult>0</difficult><bndbox><xmin>" << x1 + 1 << "</xmin><ymin>"
+        << y1 + 1 << "</ymin><xmax>" << x2 << "</xmax><ymax>" << y2 << "</ymax></bndbox></object></annotation>";
     split += ids[k] + "\n";
   }
   std::filesystem::create_directories(dir.path() / "ImageSets/Main");
@@ -185,9 +184,8 @@ TEST(FasterRcnnOnVoc, AMalformedAnnotationIsNamed) {
   testing::TempDir dir;
   write_tiny_voc(dir);
   std::ofstream(dir / "Annotations/000007.xml") << "<annotation><size><width>96</wid";
-  const std::string message = testing::error_of<Error>([&] {
-    WorkloadUnderTest t("faster_rcnn", Scale::tiny, {}, 2, c10::ScalarType::Float, dir.path().string());
-  });
+  const std::string message = testing::error_of<Error>(
+      [&] { WorkloadUnderTest t("faster_rcnn", Scale::tiny, {}, 2, c10::ScalarType::Float, dir.path().string()); });
   EXPECT_NE(message.find("000007.xml"), std::string::npos) << message;
 }
 

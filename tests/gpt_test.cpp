@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/nn/gpt.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -122,8 +122,9 @@ TEST(ByteText, RejectsBadFilesNamingFileAndLine) {
             std::string::npos);
   testing::write_bytes(dir / "short.txt", {'a', 'b'});
   auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(dir / "short.txt", 511));
-  EXPECT_NE(error_of<Error>([&] { TokenWindows(tokens, 2, 32, 1, 1, dir / "short.txt"); })
-                .find("fewer than one window of 33"),
+  EXPECT_NE(error_of<Error>([&] {
+              TokenWindows(tokens, 2, 32, 1, 1, dir / "short.txt");
+            }).find("fewer than one window of 33"),
             std::string::npos);
 }
 

@@ -38,7 +38,7 @@ TEST(HostAllocator, RetainReusesFreedMemoryWithoutFaultingItInAgain) {
   ASSERT_TRUE(state.applied) << state.detail;
   EXPECT_EQ(state.requested, "retain");
   constexpr size_t kBytes = 8u << 20;
-  one_step(kBytes);                     // the first step faults its memory in
+  one_step(kBytes);  // the first step faults its memory in
   const long before = minor_faults();
   for (int s = 0; s < 4; ++s) one_step(kBytes);
   const long pages_per_step = (minor_faults() - before) / 4;

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <filesystem>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/data/image_folder.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/data/image_transforms.h"
 #include "tbd/data/jpeg.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -36,8 +36,10 @@ RgbImage gradient(int w, int h, int seed) {
 
 // ROOT/cat/0.jpg, 1.jpg, 2.jpg and ROOT/dog/0.jpg, 1.jpg of assorted sizes.
 void write_folder(const TempDir& dir) {
-  for (int i = 0; i < 3; ++i) write_bytes(dir / ("cat/" + std::to_string(i) + ".jpg"), encode_jpeg(gradient(40 + 8 * i, 30, i)));
-  for (int i = 0; i < 2; ++i) write_bytes(dir / ("dog/" + std::to_string(i) + ".JPEG"), encode_jpeg(gradient(24, 36 + 4 * i, i + 3)));
+  for (int i = 0; i < 3; ++i)
+    write_bytes(dir / ("cat/" + std::to_string(i) + ".jpg"), encode_jpeg(gradient(40 + 8 * i, 30, i)));
+  for (int i = 0; i < 2; ++i)
+    write_bytes(dir / ("dog/" + std::to_string(i) + ".JPEG"), encode_jpeg(gradient(24, 36 + 4 * i, i + 3)));
   write_bytes(dir / "dog/readme.txt", {'h', 'i'});  // ignored: not a JPEG name
 }
 
@@ -52,7 +54,9 @@ TEST(Jpeg, RoundTripsThroughLibjpegTurbo) {
 }
 
 TEST(Jpeg, RejectsNonJpegAndTruncatedData) {
-  EXPECT_NE(error_of<Error>([] { decode_jpeg({'G', 'I', 'F', '8', '9', 'a'}, "x/a.jpg"); }).find("x/a.jpg: not a JPEG"),
+  EXPECT_NE(error_of<Error>([] {
+              decode_jpeg({'G', 'I', 'F', '8', '9', 'a'}, "x/a.jpg");
+            }).find("x/a.jpg: not a JPEG"),
             std::string::npos);
   const auto whole = encode_jpeg(gradient(64, 64, 1));
   for (const size_t keep : {whole.size() / 4, whole.size() * 9 / 10}) {  // in the header, in the data

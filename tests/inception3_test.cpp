@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/nn/inception3.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -23,8 +23,7 @@ TEST(Inception3, FullScaleParameterCountsMatchTorchvision) {
 TEST(Inception3, RegistryReportsBothCounts) {
   const auto w = create_workload("inception3");
   EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "inception3")), 27'161'264);
-  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {{"aux", "false"}}, "inception3")),
-            23'834'568);
+  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {{"aux", "false"}}, "inception3")), 23'834'568);
 }
 
 TEST(Inception3, FullScaleEvalForwardGivesLogitsAndNoAuxiliary) {
@@ -114,13 +113,21 @@ TEST(Inception3, LearningRateScalesWithTheBatch) {
 TEST(Inception3, BadSettingsAreUsageErrors) {
   const auto w = create_workload("inception3");
   const auto& specs = w->info().settings;
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"aux", "maybe"}}, "inception3"); }).find("aux"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"aux", "maybe"}}, "inception3");
+            }).find("aux"),
             std::string::npos);
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"decay", "1.5"}}, "inception3"); }).find("decay"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"decay", "1.5"}}, "inception3");
+            }).find("decay"),
             std::string::npos);
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"lr", "-1"}}, "inception3"); }).find("lr"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"lr", "-1"}}, "inception3");
+            }).find("lr"),
             std::string::npos);
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"depth", "50"}}, "inception3"); }).find("depth"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"depth", "50"}}, "inception3");
+            }).find("depth"),
             std::string::npos);
 }
 

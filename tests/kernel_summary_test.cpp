@@ -15,11 +15,13 @@ TEST(KernelSummary, BusyShareCountsOverlappingKernelsOnce) {
   // Two iterations in 1 ms of wall time. Kernels on two streams overlap
   // (100–300 and 200–400 µs): busy 300 µs, not 400; the copy is not a kernel.
   const std::vector<DeviceActivity> a = {
-      act("gemm", Kind::kernel, 100, 300), act("relu", Kind::kernel, 200, 400),
-      act("gemm", Kind::kernel, 600, 700), act("Memcpy HtoD", Kind::memcpy, 0, 100),
+      act("gemm", Kind::kernel, 100, 300),
+      act("relu", Kind::kernel, 200, 400),
+      act("gemm", Kind::kernel, 600, 700),
+      act("Memcpy HtoD", Kind::memcpy, 0, 100),
   };
   const auto k = summarize_kernels(a, 1e-3, 2);
-  EXPECT_NEAR(k["kernel_busy_share"].get<double>(), 0.4, 1e-9);  // 300 + 100 µs of 1000
+  EXPECT_NEAR(k["kernel_busy_share"].get<double>(), 0.4, 1e-9);                 // 300 + 100 µs of 1000
   EXPECT_NEAR(k["kernel_seconds_per_iteration"].get<double>(), 250e-6, 1e-12);  // 500 µs / 2
   EXPECT_NEAR(k["memcpy_seconds_per_iteration"].get<double>(), 50e-6, 1e-12);
   EXPECT_DOUBLE_EQ(k["kernels_per_iteration"].get<double>(), 1.5);

@@ -2,9 +2,9 @@
 // with the reason (the CLI adds the override, --oversubscribe).
 #include <gtest/gtest.h>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/dist/local_capacity.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {

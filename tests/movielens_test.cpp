@@ -4,9 +4,9 @@
 #include <memory>
 #include <vector>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/data/movielens.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -71,13 +71,16 @@ TEST(MovieLens, HeaderMustBeMovieLensColumnsInOrder) {
   TempDir dir;
   // Letter case and spaces aside, the header is MovieLens's.
   EXPECT_EQ(MovieLensRatings(write_text(dir, "ok.csv", "UserID, MovieID ,Rating,Timestamp\n1,2,3,4\n")).size(), 1);
-  for (const std::string& header : std::vector<std::string>{"movieId,userId,rating,timestamp",
-                                                           "userId,movieId,timestamp,rating", "user,item,rating,timestamp",
-                                                           "userId,movieId,rating", "a,b,c,d,e"}) {
+  for (const std::string& header :
+       std::vector<std::string>{"movieId,userId,rating,timestamp", "userId,movieId,timestamp,rating",
+                                "user,item,rating,timestamp", "userId,movieId,rating", "a,b,c,d,e"}) {
     const auto path = write_text(dir, "swapped.csv", header + "\n50,7,4.0,100\n");
     const std::string e = error_of<Error>([&] { MovieLensRatings r(path); });
-    EXPECT_NE(e.find(path + ":1: header '" + header + "' is not the MovieLens ratings header "
-                     "userId,movieId,rating,timestamp"), std::string::npos) << e;
+    EXPECT_NE(e.find(path + ":1: header '" + header +
+                     "' is not the MovieLens ratings header "
+                     "userId,movieId,rating,timestamp"),
+              std::string::npos)
+        << e;
   }
 }
 
@@ -85,7 +88,8 @@ TEST(MovieLens, FolderOrDeviceIsNamedForWhatItIs) {
   TempDir dir;
   std::string e = error_of<UsageError>([&] { MovieLensRatings r(dir.path().string()); });
   EXPECT_NE(e.find("--data " + dir.path().string() + " is a folder; ncf reads one MovieLens ratings file"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   EXPECT_EQ(e.find("no ratings"), std::string::npos) << e;
   write_text(dir, "ratings.csv", "1,2,3,4\n");
   e = error_of<UsageError>([&] { MovieLensRatings r(dir.path().string()); });
@@ -96,8 +100,9 @@ TEST(MovieLens, FolderOrDeviceIsNamedForWhatItIs) {
 
 TEST(MovieLens, EmptyOrMissingFilesAreRefused) {
   TempDir dir;
-  EXPECT_NE(error_of<Error>([&] { MovieLensRatings r(write_text(dir, "e.csv", "userId,movieId,rating,timestamp\n")); })
-                .find("no ratings"),
+  EXPECT_NE(error_of<Error>([&] {
+              MovieLensRatings r(write_text(dir, "e.csv", "userId,movieId,rating,timestamp\n"));
+            }).find("no ratings"),
             std::string::npos);
   EXPECT_NE(error_of<UsageError>([&] { MovieLensRatings r(dir / "missing.csv"); }).find("no such file"),
             std::string::npos);

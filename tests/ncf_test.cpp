@@ -3,10 +3,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/nn/neumf.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -78,8 +78,9 @@ TEST(NCF, TrainsOnARatingsFile) {
 }
 
 TEST(NCF, RejectsABadNegativesSetting) {
-  EXPECT_NE(testing::error_of<UsageError>([] { WorkloadUnderTest t("ncf", Scale::tiny, {{"negatives", "-1"}}); })
-                .find("negatives"),
+  EXPECT_NE(testing::error_of<UsageError>([] {
+              WorkloadUnderTest t("ncf", Scale::tiny, {{"negatives", "-1"}});
+            }).find("negatives"),
             std::string::npos);
 }
 

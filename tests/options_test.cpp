@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/core/settings.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -27,9 +27,14 @@ TEST(Options, RejectsImpossibleValuesNamingTheOption) {
   EXPECT_NE(bad([](RunOptions& o) { o.device = "tpu"; }).find("--device"), std::string::npos);
   // Thousands of threads end in libgomp's "Out of memory": refused above a bound that names itself.
   const std::string threads = bad([](RunOptions& o) { o.threads = 3000; });
-  EXPECT_NE(threads.find("--threads 3000 is more than this machine can use: at most " +
-                         std::to_string(max_threads())), std::string::npos) << threads;
-  EXPECT_NO_THROW(validate([] { RunOptions o; o.threads = max_threads(); return o; }()));
+  EXPECT_NE(threads.find("--threads 3000 is more than this machine can use: at most " + std::to_string(max_threads())),
+            std::string::npos)
+      << threads;
+  EXPECT_NO_THROW(validate([] {
+    RunOptions o;
+    o.threads = max_threads();
+    return o;
+  }()));
   EXPECT_NE(bad([](RunOptions& o) { o.batch_size = kMaxBatchSize + 1; }).find("--batch-size must be at most"),
             std::string::npos);
   // fp16 has no CPU autocast path: refused with the alternative named.

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <set>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/data/length_batches.h"
 #include "tbd/data/parallel_text.h"
@@ -13,6 +12,7 @@
 #include "tbd/data/text_lines.h"
 #include "tbd/data/translation_batches.h"
 #include "tbd/data/vocabulary.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -28,12 +28,12 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST(Utf8, AcceptsValidAndFindsInvalidSequences) {
   EXPECT_EQ(find_invalid_utf8("plain ascii"), std::string::npos);
   EXPECT_EQ(find_invalid_utf8("Vi\xE1\xBB\x87t \xF0\x9F\x98\x80"), std::string::npos);  // ệ, 😀
-  EXPECT_EQ(find_invalid_utf8("ab\xFF"), 2u);              // never valid
-  EXPECT_EQ(find_invalid_utf8("a\xC3"), 1u);               // truncated
-  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);            // overlong '/'
-  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);       // surrogate
-  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);    // past U+10FFFF
-  EXPECT_EQ(find_invalid_utf8("\x80"), 0u);                // lone continuation
+  EXPECT_EQ(find_invalid_utf8("ab\xFF"), 2u);                                           // never valid
+  EXPECT_EQ(find_invalid_utf8("a\xC3"), 1u);                                            // truncated
+  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);                                         // overlong '/'
+  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);                                    // surrogate
+  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);                                 // past U+10FFFF
+  EXPECT_EQ(find_invalid_utf8("\x80"), 0u);                                             // lone continuation
 }
 
 TEST(Vocabulary, BuiltFromTextByFrequencyWithSpecials) {
@@ -65,7 +65,8 @@ TEST(Vocabulary, RejectsMalformedFilesNamingFileAndLine) {
   EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "dup"); }),
                        "dup:3: duplicate token 'a' (first on line 1)"));
   write_text(dir / "space", "a\nb c\n");
-  EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "space"); }), "space:2: 'b c' is not one token"));
+  EXPECT_TRUE(
+      contains(error_of<Error>([&] { Vocabulary::from_file(dir / "space"); }), "space:2: 'b c' is not one token"));
   write_text(dir / "blank", "a\n\nb\n");
   EXPECT_TRUE(contains(error_of<Error>([&] { Vocabulary::from_file(dir / "blank"); }), "blank:2: empty line"));
   write_text(dir / "utf", "a\nb\xFE\n");
@@ -108,7 +109,7 @@ TEST(ParallelText, ReadsLineAlignedFilesWithVocabFiles) {
   EXPECT_TRUE(contains(t.target_file, "train.vi"));
   ASSERT_EQ(t.pairs.size(), 3);  // the pair with an empty source is dropped
   EXPECT_EQ(t.dropped, 1);
-  EXPECT_EQ(t.truncated, 1);     // "world world world" cut to two tokens
+  EXPECT_EQ(t.truncated, 1);  // "world world world" cut to two tokens
   EXPECT_EQ(t.pairs.source[0], (std::vector<int32_t>{4, 5}));
   EXPECT_EQ(t.pairs.source[2], (std::vector<int32_t>{5, 5}));
   // The target vocabulary is built from train.vi: "chào" is its most frequent word.
@@ -239,7 +240,7 @@ TEST(SyntheticText, LengthsAndWordsHaveTheRequestedShape) {
     target_total += static_cast<int64_t>(pairs.source[i].size());
   }
   std::nth_element(lengths.begin(), lengths.begin() + 1000, lengths.end());
-  EXPECT_NEAR(static_cast<double>(lengths[1000]), 17.0, 2.0);                          // median
+  EXPECT_NEAR(static_cast<double>(lengths[1000]), 17.0, 2.0);                                    // median
   EXPECT_NEAR(static_cast<double>(target_words) / static_cast<double>(target_total), 1.2, 0.1);  // vi/en ratio
   // Zipf over 796 words: the top word has probability 1/H(796) ≈ 0.14.
   EXPECT_NEAR(static_cast<double>(top_word) / static_cast<double>(target_words), 0.14, 0.02);

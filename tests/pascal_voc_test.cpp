@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/data/jpeg.h"
 #include "tbd/data/pascal_voc.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -28,9 +28,9 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 std::string object_xml(const std::string& name, int x1, int y1, int x2, int y2, int difficult = 0) {
-  return "<object><name>" + name + "</name><difficult>" + std::to_string(difficult) +
-         "</difficult><bndbox><xmin>" + std::to_string(x1) + "</xmin><ymin>" + std::to_string(y1) +
-         "</ymin><xmax>" + std::to_string(x2) + "</xmax><ymax>" + std::to_string(y2) + "</ymax></bndbox></object>";
+  return "<object><name>" + name + "</name><difficult>" + std::to_string(difficult) + "</difficult><bndbox><xmin>" +
+         std::to_string(x1) + "</xmin><ymin>" + std::to_string(y1) + "</ymin><xmax>" + std::to_string(x2) +
+         "</xmax><ymax>" + std::to_string(y2) + "</ymax></bndbox></object>";
 }
 
 std::string annotation_xml(int w, int h, const std::string& objects) {
@@ -73,8 +73,7 @@ TEST(PascalVoc, MissingLayoutIsAUsageErrorSayingWhatIsExpected) {
   EXPECT_NE(error_of<UsageError>([&] { PascalVoc(dir / "nope"); }).find("no such folder"), std::string::npos);
   EXPECT_NE(error_of<UsageError>([&] { PascalVoc(dir.path().string()); }).find("JPEGImages"), std::string::npos);
   write_voc(dir);
-  EXPECT_NE(error_of<UsageError>([&] { PascalVoc(dir.path().string(), "test"); }).find("test.txt"),
-            std::string::npos);
+  EXPECT_NE(error_of<UsageError>([&] { PascalVoc(dir.path().string(), "test"); }).find("test.txt"), std::string::npos);
 }
 
 // Each broken file is named, with what is wrong in it.

@@ -5,9 +5,9 @@
 // the gradient probe's timeline on a real backward pass.
 #include <gtest/gtest.h>
 
+#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
-#include <torch/nn/modules/activation.h>
 
 #include "tbd/core/error.h"
 #include "tbd/dist/gradient_buckets.h"
@@ -26,8 +26,12 @@ nlohmann::json base_result(double ready0, double ready1) {
           {"summary", {{"mean_s", 0.035}}},
           {"iterations", {0.035, 0.035}},
           {"phases",
-           {{"data_ms", 0.0}, {"forward_ms", 10.0}, {"backward_ms", 20.0}, {"optimizer_ms", 5.0},
-            {"other_ms", 0.0}, {"iteration_ms", 35.0}}},
+           {{"data_ms", 0.0},
+            {"forward_ms", 10.0},
+            {"backward_ms", 20.0},
+            {"optimizer_ms", 5.0},
+            {"other_ms", 0.0},
+            {"iteration_ms", 35.0}}},
           {"gradients",
            {{"elements", {250000, 250000}},
             {"element_size", {4, 4}},
@@ -68,7 +72,8 @@ TEST(DataParallelModel, CoLocatedPhasesReplaceTheBaseAndTheSlowestRankSetsThePac
   EXPECT_NEAR(p["iteration_ms"]["total"].get<double>(), 50.0, 1e-9);
   // Out of step: iteration k waits for the slower copy's k-th iteration.
   plan.straggle_s = aligned_straggle({{0.040, 0.060}, {0.060, 0.040}});
-  EXPECT_NEAR(predict_data_parallel(base_result(0.5, 0.5), plan)["iteration_ms"]["straggler"].get<double>(), 10.0, 1e-9);
+  EXPECT_NEAR(predict_data_parallel(base_result(0.5, 0.5), plan)["iteration_ms"]["straggler"].get<double>(), 10.0,
+              1e-9);
   EXPECT_EQ(aligned_straggle({{0.04, 0.06}}), 0.0);
 }
 
@@ -111,9 +116,10 @@ TEST(OpSpeedupModel, AmdahlOverTheClassShare) {
 TEST(MemoryModel, FixedPlusPerSampleLine) {
   auto base = base_result(0.5, 0.5);
   // 8 samples: 100 MB fixed (weights, gradients, optimizer state) + 8 × 10 MB.
-  base["memory"] = {{"peak_bytes", 180e6},
-                    {"breakdown", {{"weights", 40e6}, {"weight_gradients", 40e6}, {"optimizer_state", 20e6},
-                                   {"feature_maps", 80e6}}}};
+  base["memory"] = {
+      {"peak_bytes", 180e6},
+      {"breakdown",
+       {{"weights", 40e6}, {"weight_gradients", 40e6}, {"optimizer_state", 20e6}, {"feature_maps", 80e6}}}};
   const auto p = predict_memory_limit(base, 1000000000LL);
   EXPECT_EQ(p["largest_fitting_batch"].get<long long>(), 90);
   EXPECT_EQ(p["first_out_of_memory_doubling"].get<long long>(), 128);  // 1, 2, ..., 64 fit

@@ -12,11 +12,11 @@
 #include <functional>
 #include <sstream>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/report/csv_log.h"
 #include "tbd/report/report_model.h"
 #include "tbd/report/result_set.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -34,8 +34,13 @@ nlohmann::json result(const std::string& name, int batch = 4) {
            {{"name", name},
             {"settings", nlohmann::json::object()},
             {"options",
-             {{"scale", "tiny"}, {"batch_size", batch}, {"precision", "fp32"}, {"device", "cpu"},
-              {"threads", 1}, {"data", "synthetic"}, {"settings", nlohmann::json::object()}}}}},
+             {{"scale", "tiny"},
+              {"batch_size", batch},
+              {"precision", "fp32"},
+              {"device", "cpu"},
+              {"threads", 1},
+              {"data", "synthetic"},
+              {"settings", nlohmann::json::object()}}}}},
           {"environment", {{"cpu", {{"model", "Test CPU"}}}, {"os", {{"hostname", "host"}}}}},
           {"iterations", {0.10, 0.11, 0.12, 0.10}},
           {"summary", {{"median_s", 0.105}, {"mean_s", 0.1075}, {"cv", 0.08}}},
@@ -125,8 +130,8 @@ TEST(ReportEscaping, MarkdownTextCannotAddLinesCellsOrHtml) {
 }
 
 TEST(CsvNeutralise, FormulaCellsBecomeTextAndNumbersStayNumbers) {
-  for (const char* formula : {"=1+1", "+1", "-1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\tx", "\rx", "=", "-",
-                              "-x", "-1e", "-.5", "-1.", "--1"})
+  for (const char* formula : {"=1+1", "+1", "-1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\tx", "\rx", "=", "-", "-x",
+                              "-1e", "-.5", "-1.", "--1"})
     EXPECT_EQ(csv_neutralise(formula), std::string("'") + formula) << formula;
   for (const char* plain : {"", "plain", "resnet50", "0.25", "-0.25", "-1", "-1e-05", "-2.5E+10", "1,2", "a=b"})
     EXPECT_EQ(csv_neutralise(plain), plain) << plain;
@@ -153,10 +158,14 @@ TEST(CsvNeutralise, AppendedRowsCarryNoFormula) {
     bool quoted = false;
     for (size_t i = 0; i < line.size(); ++i) {
       const char c = line[i];
-      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = !quoted;
-      else if (c == ',' && !quoted) cells.emplace_back();
-      else cells.back() += c;
+      if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+        cells.back() += '"', ++i;
+      else if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        cells.emplace_back();
+      else
+        cells.back() += c;
     }
     EXPECT_EQ(cells.size(), csv_columns().size());
     for (const auto& cell : cells)
@@ -175,16 +184,26 @@ TEST(ResultTypes, WrongTypeNamesTheFileAndTheField) {
       {[](auto& r) { r["workload"]["options"]["batch_size"] = nullptr; },
        "field 'workload.options.batch_size' must be an integer, found null;"},
       {[](auto& r) { r["workload"]["options"]["scale"] = 3; }, "field 'workload.options.scale' must be a string"},
-      {[](auto& r) { r["workload"]["options"]["world_size"] = "2"; }, "field 'workload.options.world_size' must be an integer"},
-      {[](auto& r) { r["workload"]["options"]["settings"] = "lr=1"; }, "field 'workload.options.settings' must be an object"},
-      {[](auto& r) { r["workload"]["settings"] = nlohmann::json::array(); }, "field 'workload.settings' must be an object"},
+      {[](auto& r) { r["workload"]["options"]["world_size"] = "2"; },
+       "field 'workload.options.world_size' must be an integer"},
+      {[](auto& r) { r["workload"]["options"]["settings"] = "lr=1"; },
+       "field 'workload.options.settings' must be an object"},
+      {[](auto& r) { r["workload"]["settings"] = nlohmann::json::array(); },
+       "field 'workload.settings' must be an object"},
       {[](auto& r) { r["partial"] = "no"; }, "field 'partial' must be true or false"},
       {[](auto& r) { r["throughput"]["unit"] = 1; }, "field 'throughput.unit' must be a string"},
-      {[](auto& r) { r["distributed"] = {{"global_samples_per_s", "fast"}}; },
+      {[](auto& r) {
+         r["distributed"] = {{"global_samples_per_s", "fast"}};
+       },
        "field 'distributed.global_samples_per_s' must be a number"},
-      {[](auto& r) { r["memory"] = {{"peak_bytes", 10}, {"breakdown", {{"weights", "5"}}}}; },
+      {[](auto& r) {
+         r["memory"] = {{"peak_bytes", 10}, {"breakdown", {{"weights", "5"}}}};
+       },
        "field 'memory.breakdown.weights' must be a number"},
-      {[](auto& r) { r["memory"] = {{"cuda_allocator", 1}}; }, "field 'memory.cuda_allocator' must be an object"},
+      {[](auto& r) {
+         r["memory"] = {{"cuda_allocator", 1}};
+       },
+       "field 'memory.cuda_allocator' must be an object"},
   };
   for (const auto& c : cases) {
     TempDir dir;
@@ -203,15 +222,17 @@ TEST(ResultTypes, WrongTypeNamesTheFileAndTheField) {
 TEST(ResultTypes, ScaleSweepAndSuiteEntriesAreChecked) {
   TempDir dir;
   const std::string sweep = write(dir, "sweep.json",
-                                  {{"schema", "tbd.sweep/1"}, {"workload", "resnet50"},
+                                  {{"schema", "tbd.sweep/1"},
+                                   {"workload", "resnet50"},
                                    {"points", {{{"batch_size", 1}, {"status", "ok"}}, {{"batch_size", "2"}}}}});
-  EXPECT_NE(error_of<Error>([&] { load_results(sweep); }).find(sweep + ": field 'points[1].batch_size' must be an integer"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of<Error>([&] { load_results(sweep); }).find(sweep + ": field 'points[1].batch_size' must be an integer"),
+      std::string::npos);
   const std::string suite = write(dir, "suite.json", {{"schema", "tbd.suite/1"}, {"runs", {{{"status", 0}}}}});
   EXPECT_NE(error_of<Error>([&] { load_results(suite); }).find(suite + ": field 'runs[0].status' must be a string"),
             std::string::npos);
-  const std::string scale = write(dir, "scale.json",
-                                  {{"schema", "tbd.scale/1"}, {"points", {{{"nproc", "1"}, {"result", result("r")}}}}});
+  const std::string scale =
+      write(dir, "scale.json", {{"schema", "tbd.scale/1"}, {"points", {{{"nproc", "1"}, {"result", result("r")}}}}});
   EXPECT_NE(error_of<Error>([&] { load_results(scale); }).find(scale + ": field 'points[0].nproc' must be an integer"),
             std::string::npos);
 }

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "workload_steps.h"
 #include "tbd/nn/memory_format.h"
 #include "tbd/nn/resnet.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -24,8 +24,7 @@ TEST(ResNet, FullScaleParameterCountsMatchTorchvision) {
 TEST(ResNet, RegistryReportsTheResNet50Count) {
   const auto w = create_workload("resnet50");
   EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {}, "resnet50")), 25'557'032);
-  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {{"depth", "101"}}, "resnet50")),
-            44'549'160);
+  EXPECT_EQ(w->full_scale_parameters(Settings(w->info().settings, {{"depth", "101"}}, "resnet50")), 44'549'160);
 }
 
 TEST(ResNet, FullScaleForwardGivesLogitsPerClass) {
@@ -57,8 +56,8 @@ TEST(ResNet, LossFallsOnOneFixedBatch) {
   for (const char* depth : {"18", "50"}) {
     WorkloadUnderTest t("resnet50", Scale::tiny, {{"depth", depth}}, 16);
     const auto losses = t.train_on_one_batch(30);
-    EXPECT_LT(losses.back(), 0.5 * losses.front()) << "depth " << depth << ": " << losses.front()
-                                                    << " -> " << losses.back();
+    EXPECT_LT(losses.back(), 0.5 * losses.front())
+        << "depth " << depth << ": " << losses.front() << " -> " << losses.back();
   }
 }
 

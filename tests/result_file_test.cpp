@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "test_util.h"
 #include "tbd/core/error.h"
 #include "tbd/report/result_file.h"
 #include "tbd/report/summary.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {

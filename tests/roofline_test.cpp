@@ -43,10 +43,10 @@ TEST(Roofline, BytesAreInputsReadPlusOutputsWritten) {
   auto target = at::empty({1000});
   RooflineProbe probe;
   const auto units = units_of(probe, [&] {
-    at::add(x, y);      // reads 2 arrays, writes 1
-    at::mm(a, b);       // a FLOP-rule unit: 2·64·32·16 FLOPs
-    a.t();              // a view: t calls transpose, which calls as_strided; none moves data
-    target.copy_(x);    // reads x, writes target (its old contents are not read)
+    at::add(x, y);    // reads 2 arrays, writes 1
+    at::mm(a, b);     // a FLOP-rule unit: 2·64·32·16 FLOPs
+    a.t();            // a view: t calls transpose, which calls as_strided; none moves data
+    target.copy_(x);  // reads x, writes target (its old contents are not read)
   });
   EXPECT_DOUBLE_EQ(units.at("aten::add").bytes, 3 * 1000 * 4.0);
   EXPECT_DOUBLE_EQ(units.at("aten::mm").bytes, (64 * 32 + 32 * 16 + 64 * 16) * 4.0);
@@ -105,7 +105,8 @@ TEST(Roofline, WithoutACeilingThereIsNoVerdict) {
   RooflineStats s;
   s.calls = 1, s.seconds = 1e-3, s.bytes = 1e6;
   const auto u = judge_roofline_unit("aten::add", "elementwise", s, 1,
-                                     {{"compute", {{"not_available", "x"}}}, {"memory_bandwidth", {{"not_available", "x"}}},
+                                     {{"compute", {{"not_available", "x"}}},
+                                      {"memory_bandwidth", {{"not_available", "x"}}},
                                       {"dispatch_overhead", {{"not_available", "x"}}}});
   EXPECT_TRUE(u["bound"].is_null());
   EXPECT_TRUE(u["headroom_s"].is_null());

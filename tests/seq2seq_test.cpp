@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "tbd/nn/seq2seq.h"
 #include "test_util.h"
 #include "workload_steps.h"
-#include "tbd/nn/seq2seq.h"
 
 namespace tbd {
 namespace {
@@ -65,13 +65,13 @@ TEST(Seq2Seq, OutputDoesNotDependOnPadding) {
   torch::NoGradGuard no_grad;
   const auto alone = model->forward(torch::tensor({{5, 6, 7}}, torch::kInt64), torch::tensor({3}, torch::kInt64),
                                     torch::tensor({{1, 8, 9}}, torch::kInt64));
-  const auto padded = model->forward(torch::tensor({{5, 6, 7, 3, 3, 3}, {5, 9, 9, 9, 9, 9}}, torch::kInt64),
-                                     torch::tensor({3, 6}, torch::kInt64),
-                                     torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
+  const auto padded =
+      model->forward(torch::tensor({{5, 6, 7, 3, 3, 3}, {5, 9, 9, 9, 9, 9}}, torch::kInt64),
+                     torch::tensor({3, 6}, torch::kInt64), torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
   EXPECT_TRUE(torch::allclose(alone[0], padded[0].narrow(0, 0, 3), 1e-5, 1e-6));
-  const auto other = model->forward(torch::tensor({{5, 6, 7, 3, 3, 3}, {5, 9, 9, 9, 9, 9}}, torch::kInt64),
-                                    torch::tensor({6, 6}, torch::kInt64),
-                                    torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
+  const auto other =
+      model->forward(torch::tensor({{5, 6, 7, 3, 3, 3}, {5, 9, 9, 9, 9, 9}}, torch::kInt64),
+                     torch::tensor({6, 6}, torch::kInt64), torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
   EXPECT_FALSE(torch::allclose(alone[0], other[0].narrow(0, 0, 3), 1e-5, 1e-6));  // the mask matters
 }
 

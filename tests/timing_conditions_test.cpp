@@ -10,8 +10,8 @@
 #include <fstream>
 #include <thread>
 
-#include "test_util.h"
 #include "tbd/measure/timing_conditions.h"
+#include "test_util.h"
 
 namespace tbd {
 namespace {
@@ -83,8 +83,8 @@ TEST(NoiseWarnings, DispersionAcrossRepetitionsIsNamed) {
 
 TEST(NoiseWarnings, TheCauseIsNamedWhenAProcessCompeted) {
   auto r = result_with_repetitions({400, 806, 790});
-  r["timing_conditions"] = timing_conditions(snapshot_at(0, {{42, {"stress-ng", 0.0}}}),
-                                             snapshot_at(10, {{42, {"stress-ng", 9.0}}}));
+  r["timing_conditions"] =
+      timing_conditions(snapshot_at(0, {{42, {"stress-ng", 0.0}}}), snapshot_at(10, {{42, {"stress-ng", 9.0}}}));
   const auto w = noise_warnings(r);
   ASSERT_FALSE(w.empty());
   EXPECT_NE(w[0].find("stress-ng (pid 42) 90% of a core"), std::string::npos) << w[0];

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "tbd/nn/transformer.h"
 #include "test_util.h"
 #include "workload_steps.h"
-#include "tbd/nn/transformer.h"
 
 namespace tbd {
 namespace {
@@ -41,7 +41,7 @@ TEST(Transformer, BatchesByTokenCountAndCountsRealTargetTokens) {
     const Batch b = t.workload->next_batch();
     sentences += b.inputs[0].size(0);
     EXPECT_EQ(b.samples, b.targets[0].ne(3).sum().item<int64_t>());  // <pad> is id 3
-    if (b.inputs[0].size(0) > 1) {  // a sentence longer than the budget comes alone
+    if (b.inputs[0].size(0) > 1) {                                   // a sentence longer than the budget comes alone
       EXPECT_LE(b.inputs[0].numel(), 256);
       EXPECT_LE(b.targets[0].numel(), 256);
     }
@@ -76,9 +76,9 @@ TEST(Transformer, PaddingAndCausalMasks) {
   torch::NoGradGuard no_grad;
   const auto alone = model->forward(torch::tensor({{5, 6, 2}}, torch::kInt64), torch::tensor({3}, torch::kInt64),
                                     torch::tensor({{1, 8, 9}}, torch::kInt64));
-  const auto batched = model->forward(torch::tensor({{5, 6, 2, 3, 3}, {7, 7, 7, 7, 2}}, torch::kInt64),
-                                      torch::tensor({3, 5}, torch::kInt64),
-                                      torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
+  const auto batched =
+      model->forward(torch::tensor({{5, 6, 2, 3, 3}, {7, 7, 7, 7, 2}}, torch::kInt64),
+                     torch::tensor({3, 5}, torch::kInt64), torch::tensor({{1, 8, 9, 3}, {1, 4, 4, 4}}, torch::kInt64));
   EXPECT_TRUE(torch::allclose(alone[0], batched[0].narrow(0, 0, 3), 1e-4, 1e-5));  // padding is invisible
   const auto future = model->forward(torch::tensor({{5, 6, 2}}, torch::kInt64), torch::tensor({3}, torch::kInt64),
                                      torch::tensor({{1, 8, 10}}, torch::kInt64));

@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "test_util.h"
-#include "workload_steps.h"
 #include "tbd/core/error.h"
 #include "tbd/data/image_transforms.h"
 #include "tbd/data/jpeg.h"
 #include "tbd/nn/wgan_resnet.h"
+#include "test_util.h"
+#include "workload_steps.h"
 
 namespace tbd {
 namespace {
@@ -30,8 +30,8 @@ int64_t down_block(int64_t in, int64_t out) {
   return conv(1, in, out, true) + norm(in) + conv(3, in, in, false) + norm(in) + conv(3, in, out, true);
 }
 int64_t generator_parameters(int64_t d, int64_t latent) {
-  return linear(latent, 4 * 4 * 8 * d) + up_block(8 * d, 8 * d) + up_block(8 * d, 4 * d) +
-         up_block(4 * d, 2 * d) + up_block(2 * d, d) + norm(d) + conv(3, d, 3, true);
+  return linear(latent, 4 * 4 * 8 * d) + up_block(8 * d, 8 * d) + up_block(8 * d, 4 * d) + up_block(4 * d, 2 * d) +
+         up_block(2 * d, d) + norm(d) + conv(3, d, 3, true);
 }
 int64_t critic_parameters(int64_t d) {
   return conv(3, 3, d, true) + down_block(d, 2 * d) + down_block(2 * d, 4 * d) + down_block(4 * d, 8 * d) +
@@ -145,12 +145,17 @@ TEST(Wgan, CriticLossFallsOnOneFixedBatch) {
 TEST(Wgan, BadSettingsAreUsageErrors) {
   const auto w = create_workload("wgan");
   const auto& specs = w->info().settings;
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"critic_iters", "0"}}, "wgan"); })
-                .find("critic_iters"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"critic_iters", "0"}}, "wgan");
+            }).find("critic_iters"),
             std::string::npos);
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"beta2", "1.5"}}, "wgan"); }).find("beta2"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"beta2", "1.5"}}, "wgan");
+            }).find("beta2"),
             std::string::npos);
-  EXPECT_NE(testing::error_of<UsageError>([&] { Settings(specs, {{"gp_lambda", "ten"}}, "wgan"); }).find("gp_lambda"),
+  EXPECT_NE(testing::error_of<UsageError>([&] {
+              Settings(specs, {{"gp_lambda", "ten"}}, "wgan");
+            }).find("gp_lambda"),
             std::string::npos);
 }
 

@@ -29,7 +29,8 @@ double parse_threshold(const std::string& text) {
   }
   if (!std::isfinite(value))
     throw UsageError("--threshold must be a finite share such as 0.05 or a percentage such as 5%; got '" + text + "'");
-  if (percent) value /= 100;
+  if (percent)
+    value /= 100;
   else if (value >= 1)
     throw UsageError("--threshold " + text + " would be " + std::to_string(static_cast<int>(value * 100)) +
                      "%; give a share (0.05) or a percentage (" + text + "%)");
@@ -41,8 +42,9 @@ double parse_threshold(const std::string& text) {
 }  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("compare", "Compare two sets of results: ratio of time per sample with a CI, "
-                                            "Welch's test over repetitions, verdict; exit 1 on a regression");
+  auto* cmd = app.add_subcommand("compare",
+                                 "Compare two sets of results: ratio of time per sample with a CI, "
+                                 "Welch's test over repetitions, verdict; exit 1 on a regression");
   struct Args {
     std::string base, candidate, threshold = "5%";
     double alpha = 0.05;
@@ -77,8 +79,7 @@ Command add_compare_command(CLI::App& app) {
             } catch (const Error& e) {  // an unreadable input is no regression: exit 2, not 1
               throw UsageError(e.what());
             }
-            const Comparison c =
-                compare_results(base, candidate, {threshold, a->alpha, a->ab}, a->base, a->candidate);
+            const Comparison c = compare_results(base, candidate, {threshold, a->alpha, a->ab}, a->base, a->candidate);
             for (const auto& w : c.warnings) std::cerr << "tbd: warning: " << w << "\n";
             if (a->json)
               std::cout << to_json(c).dump(2) << "\n";

@@ -1,7 +1,7 @@
 // tbd: training benchmarks for deep neural networks.
-#include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
@@ -40,10 +40,9 @@ int main(int argc, char** argv) {
       "  tbd predict base.json --nproc 2 --check    what 2 ranks would do, and the error\n"
       "Exit status: 0 success, 1 the run failed, 2 bad usage, 130/143 stopped by SIGINT/SIGTERM.");
   const std::vector<tbd::cli::Command> commands = {
-      tbd::cli::add_list_command(app), tbd::cli::add_env_command(app), tbd::cli::add_run_command(app),
-      tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app), tbd::cli::add_suite_command(app),
-      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app),
-      tbd::cli::add_predict_command(app),
+      tbd::cli::add_list_command(app),      tbd::cli::add_env_command(app),     tbd::cli::add_run_command(app),
+      tbd::cli::add_scale_command(app),     tbd::cli::add_sweep_command(app),   tbd::cli::add_suite_command(app),
+      tbd::cli::add_report_command(app),    tbd::cli::add_compare_command(app), tbd::cli::add_predict_command(app),
       tbd::cli::add_completion_command(app)};
   tbd::cli::set_program_args(argc, argv);
   // c10d logs each failed rendezvous attempt (as a warning, the last as an
@@ -62,8 +61,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
     std::string known;
     for (const auto& c : commands) known += (known.empty() ? "" : ", ") + c.app->get_name();
-    std::cerr << "tbd: error: unknown command '" << argv[1] << "'; commands: " << known
-              << " (see tbd --help)\n";
+    std::cerr << "tbd: error: unknown command '" << argv[1] << "'; commands: " << known << " (see tbd --help)\n";
     return 2;
   }
   try {

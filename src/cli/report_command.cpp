@@ -14,23 +14,26 @@
 namespace tbd::cli {
 
 Command add_report_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("report", "Markdown or self-contained HTML report (tables and charts) "
-                                           "of a folder of results");
+  auto* cmd = app.add_subcommand("report",
+                                 "Markdown or self-contained HTML report (tables and charts) "
+                                 "of a folder of results");
   struct Args {
     std::string source, second, format = "md", out;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("source", a->source, "Folder (searched recursively) or result file")->required();
-  cmd->add_option("new", a->second, "A second folder or file: the report is of it, with an A/B view against the "
-                                    "first (tbd compare's statistics)");
+  cmd->add_option("new", a->second,
+                  "A second folder or file: the report is of it, with an A/B view against the "
+                  "first (tbd compare's statistics)");
   cmd->add_option("--format", a->format, "md (Markdown) or html (one file with inlined charts, opens offline)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Write the report to this file (default: standard output)");
-  cmd->footer("Sections: A/B (two sources); runs with throughput CIs; findings; failed/out-of-memory runs;\n"
-              "throughput, utilisation and memory against batch size; memory breakdown and timeline; phase times;\n"
-              "roofline; time by operator class; scaling efficiency with the ideal and predictions; predictions;\n"
-              "iteration-time dispersion.\n"
-              "A section without data says why it is not available.");
+  cmd->footer(
+      "Sections: A/B (two sources); runs with throughput CIs; findings; failed/out-of-memory runs;\n"
+      "throughput, utilisation and memory against batch size; memory breakdown and timeline; phase times;\n"
+      "roofline; time by operator class; scaling efficiency with the ideal and predictions; predictions;\n"
+      "iteration-time dispersion.\n"
+      "A section without data says why it is not available.");
   return {cmd, [a]() {
             if (a->format != "md" && a->format != "html")
               throw UsageError("--format must be md or html, got '" + a->format + "'");

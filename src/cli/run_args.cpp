@@ -79,15 +79,12 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
   cmd.add_option("--probes", a.probes,
                  "Comma-separated probes (time always runs) from " + join_commas(probe_names()) + ", or all")
       ->capture_default_str();
-  cmd.add_option("--nproc", o.nproc, "Data-parallel worker processes to start on this machine")
-      ->capture_default_str();
+  cmd.add_option("--nproc", o.nproc, "Data-parallel worker processes to start on this machine")->capture_default_str();
   cmd.add_flag("--oversubscribe", a.oversubscribe,
                "Start --nproc ranks even beyond this machine's CPUs (CPU runs) or available memory");
   cmd.add_option("--bucket-mb", o.bucket_mb, "Gradient all-reduce bucket size (MB)")->capture_default_str();
-  cmd.add_option("--dist-overlap", a.overlap, "on: all-reduce during backward; off: after it")
-      ->capture_default_str();
-  cmd.add_option("--dist-timeout", o.dist_timeout_s, "Seconds to wait for peers before failing")
-      ->capture_default_str();
+  cmd.add_option("--dist-overlap", a.overlap, "on: all-reduce during backward; off: after it")->capture_default_str();
+  cmd.add_option("--dist-timeout", o.dist_timeout_s, "Seconds to wait for peers before failing")->capture_default_str();
   cmd.add_option("--out", o.out, "Write the result JSON to this file (atomically)");
   cmd.add_option("--trace", a.trace.path,
                  "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");

@@ -44,9 +44,9 @@ std::vector<std::string> resolve_probes(const RunArgs& args);
 
 // How a study passes `tbd run` options to its runs.
 struct PassThrough {
-  std::string study;                   // "tbd sweep", for messages
-  std::vector<std::string> own;        // options the study sets on each run itself (--out, --batch-size ...)
-  std::string own_hint;                // follows "tbd sweep sets --out of its runs itself"
+  std::string study;             // "tbd sweep", for messages
+  std::vector<std::string> own;  // options the study sets on each run itself (--out, --batch-size ...)
+  std::string own_hint;          // follows "tbd sweep sets --out of its runs itself"
 };
 
 // Parses `tokens` (the `tbd run` options given to a study for `workload`)

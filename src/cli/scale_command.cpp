@@ -13,8 +13,9 @@
 namespace tbd::cli {
 
 Command add_scale_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("scale", "Data-parallel scaling: throughput, speed-up and efficiency "
-                                          "against the number of local processes");
+  auto* cmd = app.add_subcommand("scale",
+                                 "Data-parallel scaling: throughput, speed-up and efficiency "
+                                 "against the number of local processes");
   struct Args {
     std::string workload, nproc = "1,2", out;
     bool oversubscribe = false, json = false;
@@ -27,15 +28,16 @@ Command add_scale_command(CLI::App& app) {
   cmd->add_flag("--oversubscribe", a->oversubscribe,
                 "Run process counts beyond this machine's CPUs (CPU runs) or available memory");
   cmd->allow_extras();
-  cmd->footer("Other options (--scale, --batch-size, --iters, --threads, ...) are passed to every `tbd run`.\n"
-              "--batch-size is per process: the global batch grows with the process count (weak scaling).");
+  cmd->footer(
+      "Other options (--scale, --batch-size, --iters, --threads, ...) are passed to every `tbd run`.\n"
+      "--batch-size is per process: the global batch grows with the process count (weak scaling).");
   return {cmd, [a, cmd]() {
             ScaleRequest request;
             request.workload = a->workload;
             request.counts = parse_process_counts(a->nproc);
-            request.run = parse_run_options(
-                cmd->remaining(), a->workload,
-                {"tbd scale", {"--out", "--json", "--nproc"}, "; give --out to scale instead"});
+            request.run =
+                parse_run_options(cmd->remaining(), a->workload,
+                                  {"tbd scale", {"--out", "--json", "--nproc"}, "; give --out to scale instead"});
             request.out = a->out;
             request.oversubscribe = a->oversubscribe;
             request.program = program_args()[0];

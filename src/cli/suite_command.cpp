@@ -14,32 +14,36 @@
 namespace tbd::cli {
 
 Command add_suite_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("suite", "Run many workloads into one results folder with an index; "
-                                          "failures are recorded and the suite goes on");
+  auto* cmd = app.add_subcommand("suite",
+                                 "Run many workloads into one results folder with an index; "
+                                 "failures are recorded and the suite goes on");
   struct Args {
     std::string preset = "quick", workloads, out, mllog, csv;
     std::vector<std::string> per_workload;  // "W:--opt value ..."
     bool force = false, json = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--preset", a->preset, "quick (every workload, small scale, ~10 min on 2 cores), paper "
-                                         "(full scale, default batch sizes) or gpu (full scale, batch sizes "
-                                         "for a large GPU; add --device cuda)")
+  cmd->add_option("--preset", a->preset,
+                  "quick (every workload, small scale, ~10 min on 2 cores), paper "
+                  "(full scale, default batch sizes) or gpu (full scale, batch sizes "
+                  "for a large GPU; add --device cuda)")
       ->capture_default_str();
   cmd->add_option("--workloads", a->workloads, "Comma-separated workloads (default: all registered)");
   cmd->add_option("--out", a->out, "Results folder (default: suite-PRESET)");
-  cmd->add_option("--for", a->per_workload, "Options for one workload only, as W:OPTIONS, e.g. "
-                                           "'resnet50:--batch-size 16' (repeatable)");
+  cmd->add_option("--for", a->per_workload,
+                  "Options for one workload only, as W:OPTIONS, e.g. "
+                  "'resnet50:--batch-size 16' (repeatable)");
   cmd->add_flag("--force", a->force, "Redo runs the index records as completed");
   cmd->add_flag("--json", a->json, "Print the suite's index (index.json) on stdout; the summary goes to stderr");
   cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
   cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
   cmd->allow_extras();
-  cmd->footer("Other options (--threads, --device, --precision, ...) are passed to every `tbd run`.\n"
-              "Files: DIR/index.json (tbd.suite/1), DIR/W.json (results), DIR/logs/W.log.\n"
-              "The folder is locked (DIR/.tbd.lock) while the suite and its runs write into it.\n"
-              "Exit status: 0 every run completed, 1 at least one failed (the others still ran),\n"
-              "130/143 stopped by SIGINT/SIGTERM (the current run's partial result is kept).");
+  cmd->footer(
+      "Other options (--threads, --device, --precision, ...) are passed to every `tbd run`.\n"
+      "Files: DIR/index.json (tbd.suite/1), DIR/W.json (results), DIR/logs/W.log.\n"
+      "The folder is locked (DIR/.tbd.lock) while the suite and its runs write into it.\n"
+      "Exit status: 0 every run completed, 1 at least one failed (the others still ran),\n"
+      "130/143 stopped by SIGINT/SIGTERM (the current run's partial result is kept).");
   return {cmd, [a, cmd]() {
             SuiteRequest request;
             request.preset = a->preset;

@@ -24,8 +24,9 @@ struct SweepArgs {
 }  // namespace
 
 Command add_sweep_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("sweep", "Throughput, utilisation and memory against batch size "
-                                          "(one run per batch size; auto: until out of memory)");
+  auto* cmd = app.add_subcommand("sweep",
+                                 "Throughput, utilisation and memory against batch size "
+                                 "(one run per batch size; auto: until out of memory)");
   auto a = std::make_shared<SweepArgs>();
   cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--batch-sizes", a->batch_sizes, "Comma-separated batch sizes, or auto (double until out of memory)")
@@ -39,11 +40,12 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
   cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
   cmd->allow_extras();
-  cmd->footer("Other options (--scale, --iters, --threads, --probes, --set ...) are passed to every `tbd run`.\n"
-              "Files: DIR/bs-N.json (results), DIR/logs/bs-N.log, DIR/sweep.json (tbd.sweep/1).\n"
-              "An out-of-memory run is recorded as such and ends the doubling (or the list); a run someone\n"
-              "killed is recorded as killed. The folder is locked (DIR/.tbd.lock) while the sweep runs.\n"
-              "Exit status: 0 some batch size fitted, 1 none did, 130/143 stopped by SIGINT/SIGTERM.");
+  cmd->footer(
+      "Other options (--scale, --iters, --threads, --probes, --set ...) are passed to every `tbd run`.\n"
+      "Files: DIR/bs-N.json (results), DIR/logs/bs-N.log, DIR/sweep.json (tbd.sweep/1).\n"
+      "An out-of-memory run is recorded as such and ends the doubling (or the list); a run someone\n"
+      "killed is recorded as killed. The folder is locked (DIR/.tbd.lock) while the sweep runs.\n"
+      "Exit status: 0 some batch size fitted, 1 none did, 130/143 stopped by SIGINT/SIGTERM.");
   return {cmd, [a, cmd]() {
             SweepRequest request;
             request.workload = a->workload;
@@ -52,7 +54,8 @@ Command add_sweep_command(CLI::App& app) {
             request.plan.start = a->start;
             request.plan.max_batch = a->max_batch;
             request.run = parse_run_options(cmd->remaining(), a->workload,
-                                            {"tbd sweep", {"--out", "--json", "--batch-size", "--quiet", "--trace"},
+                                            {"tbd sweep",
+                                             {"--out", "--json", "--batch-size", "--quiet", "--trace"},
                                              " (give --out to sweep; --batch-sizes)"});
             if (!a->memory_limit.empty())
               request.memory_limit_bytes = parse_byte_size(a->memory_limit, "--memory-limit");

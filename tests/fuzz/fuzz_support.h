@@ -9,6 +9,7 @@
 // memory blow-ups (-rss_limit_mb) and the sanitizers' findings.
 #pragma once
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,7 +17,6 @@
 #include <fstream>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 #include "tbd/core/error.h"
 

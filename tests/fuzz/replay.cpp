@@ -32,12 +32,15 @@ int tbd_fuzz_result(const uint8_t*, size_t);
 }
 
 int main(int argc, char** argv) {
-  const std::map<std::string, FuzzTarget> targets = {
-      {"audio", tbd_fuzz_audio},           {"byte_text", tbd_fuzz_byte_text},
-      {"criteo", tbd_fuzz_criteo},         {"jpeg", tbd_fuzz_jpeg},
-      {"librispeech", tbd_fuzz_librispeech}, {"movielens", tbd_fuzz_movielens},
-      {"parallel_text", tbd_fuzz_parallel_text}, {"pascal_voc", tbd_fuzz_pascal_voc},
-      {"result", tbd_fuzz_result}};
+  const std::map<std::string, FuzzTarget> targets = {{"audio", tbd_fuzz_audio},
+                                                     {"byte_text", tbd_fuzz_byte_text},
+                                                     {"criteo", tbd_fuzz_criteo},
+                                                     {"jpeg", tbd_fuzz_jpeg},
+                                                     {"librispeech", tbd_fuzz_librispeech},
+                                                     {"movielens", tbd_fuzz_movielens},
+                                                     {"parallel_text", tbd_fuzz_parallel_text},
+                                                     {"pascal_voc", tbd_fuzz_pascal_voc},
+                                                     {"result", tbd_fuzz_result}};
   const auto target = argc >= 2 ? targets.find(argv[1]) : targets.end();
   if (target == targets.end()) {
     std::fprintf(stderr, "usage: fuzz_replay TARGET FOLDER_OR_FILE...; TARGET is one of:");
@@ -64,8 +67,8 @@ int main(int argc, char** argv) {
     try {
       target->second(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "fuzz_replay %s: %s threw an exception other than tbd::Error: %s\n", argv[1],
-                   path.c_str(), e.what());
+      std::fprintf(stderr, "fuzz_replay %s: %s threw an exception other than tbd::Error: %s\n", argv[1], path.c_str(),
+                   e.what());
       return 1;
     }
   }

@@ -1,10 +1,10 @@
 #include "tbd/core/grad_scaler.h"
 
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_amp_update_scale.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
-#include <ATen/TensorOperators.h>
 
 namespace tbd {
 

@@ -104,34 +104,33 @@ void validate(const RunOptions& o) {
   if (o.threads < 0) throw UsageError("--threads must be positive, got " + std::to_string(o.threads));
   if (o.threads > max_threads())
     throw UsageError("--threads " + std::to_string(o.threads) + " is more than this machine can use: at most " +
-                     std::to_string(max_threads()) + " (4 per CPU, at least 64); more threads only queue for the "
+                     std::to_string(max_threads()) +
+                     " (4 per CPU, at least 64); more threads only queue for the "
                      "same cores, and thousands exhaust memory for their stacks");
   if (o.data_workers < 1 || o.data_workers > 256)
     throw UsageError("--data-workers must be in [1, 256], got " + std::to_string(o.data_workers));
   if (o.warmup < 0) throw UsageError("--warmup must be a count >= 0 or 'auto', got " + std::to_string(o.warmup));
   if (o.iters < 1) throw UsageError("--iters must be at least 1, got " + std::to_string(o.iters));
-  if (!(o.min_time >= 0) || o.min_time > 1e6)
-    throw UsageError("--min-time must be a number of seconds in [0, 1e6]");
+  if (!(o.min_time >= 0) || o.min_time > 1e6) throw UsageError("--min-time must be a number of seconds in [0, 1e6]");
   if (o.repeat < 1) throw UsageError("--repeat must be at least 1, got " + std::to_string(o.repeat));
   if (o.repeat > 100000) throw UsageError("--repeat must be at most 100000, got " + std::to_string(o.repeat));
   if (o.instrument_iters < 0 || o.instrument_iters > 100000)
     throw UsageError("--instrument-iters must be in [1, 100000] (or omitted), got " +
                      std::to_string(o.instrument_iters));
   const bool cuda = o.device.rfind("cuda", 0) == 0;
-  if (o.device != "cpu" && !cuda)
-    throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
-  if (o.nproc < 1 || o.nproc > 1024)
-    throw UsageError("--nproc must be in [1, 1024], got " + std::to_string(o.nproc));
-  if (!(o.bucket_mb > 0) || o.bucket_mb > 1e5)
-    throw UsageError("--bucket-mb must be a positive number of megabytes");
+  if (o.device != "cpu" && !cuda) throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
+  if (o.nproc < 1 || o.nproc > 1024) throw UsageError("--nproc must be in [1, 1024], got " + std::to_string(o.nproc));
+  if (!(o.bucket_mb > 0) || o.bucket_mb > 1e5) throw UsageError("--bucket-mb must be a positive number of megabytes");
   if (!(o.dist_timeout_s > 0) || o.dist_timeout_s > 86400)
     throw UsageError("--dist-timeout must be a number of seconds in (0, 86400]");
   if (o.precision == Precision::fp16 && !cuda)
-    throw UsageError("--precision fp16 needs a CUDA device: CPU autocast has no float16 path; "
-                     "use --precision bf16 on the CPU");
+    throw UsageError(
+        "--precision fp16 needs a CUDA device: CPU autocast has no float16 path; "
+        "use --precision bf16 on the CPU");
   if (o.precision == Precision::tf32 && !cuda)
-    throw UsageError("--precision tf32 needs a CUDA device: TF32 is a tensor-core mode of NVIDIA GPUs; "
-                     "use --precision fp32 or bf16 on the CPU");
+    throw UsageError(
+        "--precision tf32 needs a CUDA device: TF32 is a tensor-core mode of NVIDIA GPUs; "
+        "use --precision fp32 or bf16 on the CPU");
 }
 
 nlohmann::json to_json(const RunOptions& o) {
@@ -162,8 +161,6 @@ nlohmann::json to_json(const RunOptions& o) {
   return j;
 }
 
-uint64_t RunOptions::data_seed() const {
-  return derive_seed(seed, 0xda7a0000ULL + static_cast<uint64_t>(rank));
-}
+uint64_t RunOptions::data_seed() const { return derive_seed(seed, 0xda7a0000ULL + static_cast<uint64_t>(rank)); }
 
 }  // namespace tbd

@@ -37,8 +37,8 @@ const char* to_string(Precision p);
 const char* to_string(OptimizerImpl impl);
 const char* to_string(MemoryFormat format);
 const char* to_string(HostAllocator allocator);
-Scale parse_scale(const std::string& text);          // throws UsageError
-Precision parse_precision(const std::string& text);  // throws UsageError
+Scale parse_scale(const std::string& text);                   // throws UsageError
+Precision parse_precision(const std::string& text);           // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
 HostAllocator parse_host_allocator(const std::string& text);  // throws UsageError
@@ -65,9 +65,9 @@ struct RunOptions {
   // unit of throughput CIs and of `tbd compare`, and five give a comparison
   // the power to see a 10% change at this machine's run-to-run noise
   // (docs/metrics.md#repetitions).
-  int iters = 4;                                // timed iterations per repetition (at least)
-  double min_time = 0;                          // seconds per repetition (at least)
-  int repeat = 5;                               // repetitions of the timed window
+  int iters = 4;        // timed iterations per repetition (at least)
+  double min_time = 0;  // seconds per repetition (at least)
+  int repeat = 5;       // repetitions of the timed window
   // Instrumented iterations for the analysis probes (flops, memory, ops),
   // after the timed windows; 0: as many as were timed, at most 5.
   int instrument_iters = 0;

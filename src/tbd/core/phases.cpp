@@ -46,8 +46,7 @@ PhaseScope::PhaseScope(Phases& owner, Phase phase) : owner_(&owner), phase_(phas
 }
 
 PhaseScope::PhaseScope(PhaseScope&& other) noexcept
-    : owner_(other.owner_), phase_(other.phase_), range_(std::move(other.range_)),
-      autocast_(other.autocast_) {
+    : owner_(other.owner_), phase_(other.phase_), range_(std::move(other.range_)), autocast_(other.autocast_) {
   other.owner_ = nullptr;
 }
 
@@ -104,8 +103,7 @@ void PhaseScope::end() {
   if (error) std::rethrow_exception(error);
 }
 
-Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype,
-               std::vector<PhaseListener*> listeners)
+Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype, std::vector<PhaseListener*> listeners)
     : device_(device), autocast_dtype_(autocast_dtype), listeners_(std::move(listeners)) {}
 
 void Phases::begin(Phase p) {

@@ -83,8 +83,7 @@ class PhaseScope {
 class Phases {
  public:
   // autocast_dtype: Float for fp32 (no autocast), BFloat16 or Half otherwise.
-  Phases(c10::Device device, c10::ScalarType autocast_dtype,
-         std::vector<PhaseListener*> listeners = {});
+  Phases(c10::Device device, c10::ScalarType autocast_dtype, std::vector<PhaseListener*> listeners = {});
 
   PhaseScope forward() { return PhaseScope(*this, Phase::forward); }
   PhaseScope backward_scope() { return PhaseScope(*this, Phase::backward); }

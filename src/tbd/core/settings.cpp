@@ -40,15 +40,10 @@ std::string describe(const SettingSpec& spec) {
   std::ostringstream os;
   switch (spec.kind) {
     case SettingSpec::Kind::Integer:
-      os << "an integer in [" << static_cast<int64_t>(spec.min) << ", "
-         << static_cast<int64_t>(spec.max) << "]";
+      os << "an integer in [" << static_cast<int64_t>(spec.min) << ", " << static_cast<int64_t>(spec.max) << "]";
       break;
-    case SettingSpec::Kind::Real:
-      os << "a number in [" << spec.min << ", " << spec.max << "]";
-      break;
-    case SettingSpec::Kind::Boolean:
-      os << "true or false";
-      break;
+    case SettingSpec::Kind::Real: os << "a number in [" << spec.min << ", " << spec.max << "]"; break;
+    case SettingSpec::Kind::Boolean: os << "true or false"; break;
     case SettingSpec::Kind::Choice: {
       os << "one of ";
       for (size_t i = 0; i < spec.choices.size(); ++i) os << (i ? ", " : "") << spec.choices[i];
@@ -82,8 +77,7 @@ bool valid(const SettingSpec& spec, const std::string& value) {
 
 }  // namespace
 
-SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t max,
-                            std::string description) {
+SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t max, std::string description) {
   SettingSpec s;
   s.key = std::move(key);
   s.kind = SettingSpec::Kind::Integer;
@@ -94,8 +88,7 @@ SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t m
   return s;
 }
 
-SettingSpec real_setting(std::string key, double def, double min, double max,
-                         std::string description) {
+SettingSpec real_setting(std::string key, double def, double min, double max, std::string description) {
   SettingSpec s;
   s.key = std::move(key);
   s.kind = SettingSpec::Kind::Real;
@@ -135,8 +128,8 @@ std::pair<std::string, std::string> parse_setting(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-Settings::Settings(const std::vector<SettingSpec>& specs,
-                   const std::map<std::string, std::string>& given, const std::string& workload) {
+Settings::Settings(const std::vector<SettingSpec>& specs, const std::map<std::string, std::string>& given,
+                   const std::string& workload) {
   for (const auto& [key, value] : given) {
     const SettingSpec* spec = nullptr;
     for (const auto& s : specs)
@@ -144,12 +137,12 @@ Settings::Settings(const std::vector<SettingSpec>& specs,
     if (!spec) {
       std::string known;
       for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.key;
-      throw UsageError("unknown setting '" + key + "' for " + workload + "; known settings: " +
-                       (known.empty() ? "none" : known) + " (see `tbd list " + workload + "`)");
+      throw UsageError("unknown setting '" + key + "' for " + workload +
+                       "; known settings: " + (known.empty() ? "none" : known) + " (see `tbd list " + workload + "`)");
     }
     if (!valid(*spec, value))
-      throw UsageError("bad value '" + value + "' for setting " + key + " of " + workload +
-                       ": expected " + describe(*spec));
+      throw UsageError("bad value '" + value + "' for setting " + key + " of " + workload + ": expected " +
+                       describe(*spec));
   }
   for (const auto& s : specs) {
     auto it = given.find(s.key);

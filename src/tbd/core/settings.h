@@ -19,13 +19,10 @@ struct SettingSpec {
   double min = 0, max = 0;           // Integer/Real: inclusive range
 };
 
-SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t max,
-                            std::string description);
-SettingSpec real_setting(std::string key, double def, double min, double max,
-                         std::string description);
+SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t max, std::string description);
+SettingSpec real_setting(std::string key, double def, double min, double max, std::string description);
 SettingSpec bool_setting(std::string key, bool def, std::string description);
-SettingSpec choice_setting(std::string key, std::string def, std::vector<std::string> choices,
-                           std::string description);
+SettingSpec choice_setting(std::string key, std::string def, std::vector<std::string> choices, std::string description);
 
 // Validated values: every declared key present (given or default).
 class Settings {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include "tbd/core/options.h"
 #include "tbd/core/parameter_set.h"
@@ -17,7 +17,7 @@
 
 namespace tbd {
 
-struct WorkloadInfo {  // shown by `tbd list`, stored in every result
+struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   std::string name;         // "resnet50"
   std::string domain;       // "image classification"
   std::string model;        // "ResNet-50 v1.5 (He et al. 2016)"
@@ -53,7 +53,7 @@ inline const std::string& batch_unit_of(const WorkloadInfo& info) {
 
 struct Batch {  // tensors already on the device
   std::vector<torch::Tensor> inputs, targets;
-  int64_t samples = 0;  // in the workload's sample_unit
+  int64_t samples = 0;       // in the workload's sample_unit
   double audio_seconds = 0;  // speech: seconds of audio the batch holds (audio s/s = this / step time)
 };
 
@@ -68,9 +68,9 @@ class Workload {
   // Builds model, optimizer and data pipeline. options.batch_size is resolved
   // (never 0) and settings are validated against info().settings.
   virtual void setup(const RunOptions& options, const Settings& settings, torch::Device device) = 0;
-  virtual Batch next_batch() = 0;                       // from the data pipeline
+  virtual Batch next_batch() = 0;                                   // from the data pipeline
   virtual StepOutput step(const Batch& batch, Phases& phases) = 0;  // one training iteration
-  virtual ParameterSet state() const = 0;               // weights, buffers, optimizer state
+  virtual ParameterSet state() const = 0;                           // weights, buffers, optimizer state
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;

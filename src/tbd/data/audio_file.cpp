@@ -66,8 +66,10 @@ void check_wav_data_chunk(const std::string& path) {
     const uint32_t length = little_endian32(chunk + 4);
     if (std::memcmp(chunk, "data", 4) == 0) {
       if (length != 0xFFFFFFFFu && at + 8 + length > size)
-        throw Error(path + ": truncated WAV: its data chunk declares " + std::to_string(length) + " bytes but the file "
-                    "ends after " + std::to_string(size - at - 8) + "; the copy was cut short: copy or convert it again");
+        throw Error(path + ": truncated WAV: its data chunk declares " + std::to_string(length) +
+                    " bytes but the file "
+                    "ends after " +
+                    std::to_string(size - at - 8) + "; the copy was cut short: copy or convert it again");
       return;
     }
     at += 8 + length + (length & 1);  // chunks are padded to an even length
@@ -88,9 +90,9 @@ std::vector<float> read_audio(const std::string& path, int sample_rate) {
   SF_INFO info;
   File file = open_audio(path, info);
   if (info.samplerate != sample_rate)
-    throw Error(path + ": sample rate " + std::to_string(info.samplerate) + " Hz, but " +
-                std::to_string(sample_rate) + " Hz is needed; resample the data set first (e.g. " +
-                "`sox in.flac -r " + std::to_string(sample_rate) + " out.flac`)");
+    throw Error(path + ": sample rate " + std::to_string(info.samplerate) + " Hz, but " + std::to_string(sample_rate) +
+                " Hz is needed; resample the data set first (e.g. " + "`sox in.flac -r " + std::to_string(sample_rate) +
+                " out.flac`)");
   if ((info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_WAV) check_wav_data_chunk(path);
   if (info.frames <= 0 || info.channels <= 0) throw Error(path + ": holds no audio samples");
   // Read in chunks, so a corrupt header claiming billions of frames costs
@@ -109,7 +111,8 @@ std::vector<float> read_audio(const std::string& path, int sample_rate) {
   interleaved.resize(static_cast<size_t>(got) * static_cast<size_t>(info.channels));
   const bool decoder_error = sf_error(file.get()) != SF_ERR_NO_ERROR;
   if (got == 0 && !decoder_error)
-    throw Error(path + ": holds no audio frames (only a header; the file is empty or was cut before its "
+    throw Error(path +
+                ": holds no audio frames (only a header; the file is empty or was cut before its "
                 "first frame); re-create or remove it");
   // A short read or a decoder error means the file is truncated or corrupt.
   if ((length_known && got != info.frames) || decoder_error)
@@ -128,14 +131,15 @@ std::vector<float> read_audio(const std::string& path, int sample_rate) {
   std::vector<float> mono(static_cast<size_t>(info.frames));
   for (size_t i = 0; i < mono.size(); ++i) {
     float sum = 0;
-    for (int c = 0; c < info.channels; ++c) sum += interleaved[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)];
+    for (int c = 0; c < info.channels; ++c)
+      sum += interleaved[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)];
     mono[i] = sum / static_cast<float>(info.channels);
   }
   return mono;
 }
 
-void write_audio(const std::string& path, const std::vector<float>& interleaved, int sample_rate,
-                 int channels, AudioFormat format) {
+void write_audio(const std::string& path, const std::vector<float>& interleaved, int sample_rate, int channels,
+                 AudioFormat format) {
   SF_INFO info{};
   info.samplerate = sample_rate;
   info.channels = channels;
@@ -151,7 +155,8 @@ void write_audio(const std::string& path, const std::vector<float>& interleaved,
 
 namespace {
 [[noreturn]] void unsupported(const std::string& path) {
-  throw Error(path + ": tbd was built without libsndfile, so FLAC/WAV audio cannot be read; "
+  throw Error(path +
+              ": tbd was built without libsndfile, so FLAC/WAV audio cannot be read; "
               "install libsndfile1-dev and rebuild (scripts/setup)");
 }
 }  // namespace

@@ -29,7 +29,7 @@ enum class AudioFormat { wav, flac };  // 16-bit PCM either way
 
 // Writes interleaved samples in [-1, 1] (`channels` per frame) with
 // libsndfile's writer: test corpora and small synthetic data sets.
-void write_audio(const std::string& path, const std::vector<float>& interleaved, int sample_rate,
-                 int channels, AudioFormat format);
+void write_audio(const std::string& path, const std::vector<float>& interleaved, int sample_rate, int channels,
+                 AudioFormat format);
 
 }  // namespace tbd

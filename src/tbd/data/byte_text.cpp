@@ -23,7 +23,8 @@ std::vector<std::string> document_files(const std::string& path) {
     case PathKind::missing:
       throw UsageError("--data " + path + ": no such file or folder; give a text file or a folder of them");
     case PathKind::other:
-      throw UsageError("--data " + path + ": not a regular file (a device, pipe or socket) and not a folder; "
+      throw UsageError("--data " + path +
+                       ": not a regular file (a device, pipe or socket) and not a folder; "
                        "give a text file or a folder of them");
   }
   std::vector<std::string> files;
@@ -44,11 +45,13 @@ std::vector<std::string> document_files(const std::string& path) {
 }
 
 // The tokens, if they hold at least one window of context+1.
-std::shared_ptr<const std::vector<int32_t>> checked(std::shared_ptr<const std::vector<int32_t>> tokens,
-                                                    int64_t context, const std::string& source) {
+std::shared_ptr<const std::vector<int32_t>> checked(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t context,
+                                                    const std::string& source) {
   if (static_cast<int64_t>(tokens->size()) < context + 1)
-    throw Error(source + ": " + std::to_string(tokens->size()) + " tokens (bytes and end-of-text marks), "
-                "fewer than one window of " + std::to_string(context + 1) + "; give more text");
+    throw Error(source + ": " + std::to_string(tokens->size()) +
+                " tokens (bytes and end-of-text marks), "
+                "fewer than one window of " +
+                std::to_string(context + 1) + "; give more text");
   return tokens;
 }
 
@@ -71,9 +74,8 @@ std::vector<int32_t> read_byte_tokens(const std::string& path, int32_t end_of_te
   return tokens;
 }
 
-TokenWindows::TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size,
-                           int64_t context, uint64_t seed, int workers, const std::string& source,
-                           Shard shard)
+TokenWindows::TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size, int64_t context,
+                           uint64_t seed, int workers, const std::string& source, Shard shard)
     : tokens_(checked(std::move(tokens), context, source)),
       batch_size_(batch_size),
       context_(context),

@@ -23,7 +23,7 @@ struct Batch;  // tbd/core/workload.h
 // naming the file for an empty file and FILE:LINE for invalid UTF-8.
 std::vector<int32_t> read_byte_tokens(const std::string& path, int32_t end_of_text);
 
-struct TokenBatch {     // int64 on the CPU
+struct TokenBatch {       // int64 on the CPU
   torch::Tensor inputs;   // [B, T]
   torch::Tensor targets;  // [B, T] the next token of each input position
 };
@@ -36,8 +36,8 @@ Batch to_training_batch(const TokenBatch& b, c10::Device device);
 class TokenWindows {
  public:
   // Throws Error when the text is shorter than one window.
-  TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size, int64_t context,
-               uint64_t seed, int workers, const std::string& source, Shard shard = {});
+  TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size, int64_t context, uint64_t seed,
+               int workers, const std::string& source, Shard shard = {});
   TokenBatch next() { return prefetcher_.next(); }
 
  private:

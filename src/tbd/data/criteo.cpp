@@ -10,8 +10,8 @@
 
 namespace tbd {
 
-void parse_criteo_line(const std::string& line, const std::string& where,
-                       const std::vector<int64_t>& table_sizes, CriteoBatch& batch, int64_t row) {
+void parse_criteo_line(const std::string& line, const std::string& where, const std::vector<int64_t>& table_sizes,
+                       CriteoBatch& batch, int64_t row) {
   constexpr int kFields = 1 + kCriteoDense + kCriteoSparse;
   std::vector<std::string> f;
   f.reserve(kFields);
@@ -49,8 +49,7 @@ void parse_criteo_line(const std::string& line, const std::string& where,
       errno = 0;
       v = std::strtoull(s.c_str(), &end, 16);
       if (errno != 0 || *end != '\0' || s.size() > 16 || s[0] == '-' || s[0] == '+')
-        throw Error(where + ": categorical feature " + std::to_string(j + 1) + " is '" + s +
-                    "', not a hex id");
+        throw Error(where + ": categorical feature " + std::to_string(j + 1) + " is '" + s + "', not a hex id");
     }
     sparse[row][j] = static_cast<int64_t>(v % static_cast<unsigned long long>(table_sizes[static_cast<size_t>(j)]));
   }
@@ -63,12 +62,11 @@ std::ifstream open_criteo(const std::string& path) {
   // A loop of symbolic links, a folder or a device is named for what it is, not "no such file".
   switch (path_kind(path)) {
     case PathKind::directory:
-      throw UsageError("--data " + path + " is a folder; give the Criteo TSV file itself (e.g. " + path + "/train.txt)");
-    case PathKind::other:
-      throw UsageError("--data " + path + " is a device, pipe or socket, not a Criteo TSV file");
+      throw UsageError("--data " + path + " is a folder; give the Criteo TSV file itself (e.g. " + path +
+                       "/train.txt)");
+    case PathKind::other: throw UsageError("--data " + path + " is a device, pipe or socket, not a Criteo TSV file");
     case PathKind::missing:
-    case PathKind::regular:
-      break;
+    case PathKind::regular: break;
   }
   std::ifstream in(path);
   if (!in) throw UsageError("--data " + path + ": no such file (expected a Criteo TSV file)");
@@ -78,8 +76,7 @@ std::ifstream open_criteo(const std::string& path) {
 
 }  // namespace
 
-CriteoBatches::CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size,
-                             Shard shard)
+CriteoBatches::CriteoBatches(std::string path, std::vector<int64_t> table_sizes, int64_t batch_size, Shard shard)
     : path_(std::move(path)),
       table_sizes_(std::move(table_sizes)),
       batch_size_(batch_size),

@@ -33,8 +33,8 @@ Batch to_training_batch(const CriteoBatch& b, c10::Device device);
 
 // One line into row `row` of the batch's tensors; throws Error naming
 // `where` (file:line) when the line is malformed.
-void parse_criteo_line(const std::string& line, const std::string& where,
-                       const std::vector<int64_t>& table_sizes, CriteoBatch& batch, int64_t row);
+void parse_criteo_line(const std::string& line, const std::string& where, const std::vector<int64_t>& table_sizes,
+                       CriteoBatch& batch, int64_t row);
 
 // Reads the file front to back, batch after batch, starting over at the end
 // (an epoch). Lines are parsed in one pipeline thread, ahead of training.
@@ -54,8 +54,8 @@ class CriteoBatches {
   std::ifstream in_;
   int64_t line_number_ = 0;
   Shard shard_;
-  int64_t data_lines_in_pass_ = 0;  // non-blank lines seen since the file was (re)started
-  int64_t rows_in_pass_ = 0;        // of them, rows this rank parsed
+  int64_t data_lines_in_pass_ = 0;      // non-blank lines seen since the file was (re)started
+  int64_t rows_in_pass_ = 0;            // of them, rows this rank parsed
   Prefetcher<CriteoBatch> prefetcher_;  // last: its thread uses the members above
 };
 

@@ -12,10 +12,12 @@ namespace {
 
 PathKind kind_of(const fs::file_status& status, const std::error_code& ec, const fs::path& path) {
   if (ec == std::errc::too_many_symbolic_link_levels)
-    throw Error(path.string() + ": a loop of symbolic links (the link leads, through other links, back to "
+    throw Error(path.string() +
+                ": a loop of symbolic links (the link leads, through other links, back to "
                 "itself); remove the link or point it at a real file or folder");
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
-    throw Error(path.string() + ": cannot be examined (" + ec.message() + "); check the permissions of it "
+    throw Error(path.string() + ": cannot be examined (" + ec.message() +
+                "); check the permissions of it "
                 "and of the folders above it");
   switch (status.type()) {
     case fs::file_type::regular: return PathKind::regular;

@@ -29,8 +29,7 @@ LabelledImage resize_for_detection(const LabelledImage& sample, const DetectionS
   return {resized, sample.boxes * ratios, sample.labels};
 }
 
-Batch make_detection_batch(const std::vector<LabelledImage>& samples, const DetectionSizes& sizes,
-                           c10::Device device) {
+Batch make_detection_batch(const std::vector<LabelledImage>& samples, const DetectionSizes& sizes, c10::Device device) {
   static const auto mean = torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({3, 1, 1});
   static const auto stddev = torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({3, 1, 1});
   std::vector<LabelledImage> resized;

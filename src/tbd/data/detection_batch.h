@@ -33,8 +33,7 @@ struct DetectionSizes {
 LabelledImage resize_for_detection(const LabelledImage& sample, const DetectionSizes& sizes);
 
 // Resized, normalised, padded and moved to `device`.
-Batch make_detection_batch(const std::vector<LabelledImage>& samples, const DetectionSizes& sizes,
-                           c10::Device device);
+Batch make_detection_batch(const std::vector<LabelledImage>& samples, const DetectionSizes& sizes, c10::Device device);
 
 // A detection batch read on the host, moved to `device`: the images and every
 // image's boxes and labels; the image sizes (inputs[1]) stay on the host.

@@ -21,7 +21,8 @@ bool is_jpeg_name(const fs::path& p) {
 ImageFolder::ImageFolder(const std::string& root) {
   std::error_code ec;
   if (path_kind(root) != PathKind::directory)
-    throw UsageError("--data " + root + ": no such folder; give an ImageNet-style folder with one "
+    throw UsageError("--data " + root +
+                     ": no such folder; give an ImageNet-style folder with one "
                      "sub-folder of JPEGs per class");
   for (const auto& entry : fs::directory_iterator(root, ec))
     if (entry_kind(entry) == PathKind::directory) class_names_.push_back(entry.path().filename().string());
@@ -40,7 +41,8 @@ ImageFolder::ImageFolder(const std::string& root) {
     if (names.empty())
       throw UsageError("--data " + root + ": class folder " + folder.string() +
                        " holds no .jpg/.jpeg files; every sub-folder counts as a class, so add its images "
-                       "or move the folder out of " + root);
+                       "or move the folder out of " +
+                       root);
     std::sort(names.begin(), names.end());
     for (auto& n : names) {
       files_.push_back(std::move(n));

@@ -10,9 +10,8 @@
 
 namespace tbd {
 
-ImageFolderBatches::ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size,
-                                       int image_size, uint64_t seed, int workers, int rank, int world,
-                                       ImagePreparation preparation)
+ImageFolderBatches::ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size,
+                                       uint64_t seed, int workers, int rank, int world, ImagePreparation preparation)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
       image_size_(image_size),

@@ -35,8 +35,8 @@ enum class ImagePreparation {
 
 class ImageFolderBatches {
  public:
-  ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size,
-                     uint64_t seed, int workers, int rank = 0, int world = 1,
+  ImageFolderBatches(std::shared_ptr<const ImageFolder> folder, int64_t batch_size, int image_size, uint64_t seed,
+                     int workers, int rank = 0, int world = 1,
                      ImagePreparation preparation = ImagePreparation::imagenet_augmentation);
   ImageBatch next() { return prefetcher_.next(); }  // throws Error naming a bad file
 

@@ -38,8 +38,7 @@ CropBox random_resized_crop_box(int height, int width, std::mt19937_64& rng) {
 namespace {
 // [3, H, W] uint8 region of an image -> float, resized to size × size.
 torch::Tensor resize_region(const RgbImage& image, const CropBox& box, int size) {
-  auto hwc = torch::from_blob(const_cast<uint8_t*>(image.pixels.data()),
-                              {image.height, image.width, 3}, torch::kUInt8);
+  auto hwc = torch::from_blob(const_cast<uint8_t*>(image.pixels.data()), {image.height, image.width, 3}, torch::kUInt8);
   auto crop = hwc.slice(0, box.top, box.top + box.height)
                   .slice(1, box.left, box.left + box.width)
                   .permute({2, 0, 1})

@@ -21,8 +21,7 @@ LengthBatches::Plan LengthBatches::make_plan(int64_t e) const {
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(e)));
   std::shuffle(order.begin(), order.end(), rng);  // random order among equal lengths
-  std::stable_sort(order.begin(), order.end(),
-                   [this](int64_t a, int64_t b) { return lengths_[a] < lengths_[b]; });
+  std::stable_sort(order.begin(), order.end(), [this](int64_t a, int64_t b) { return lengths_[a] < lengths_[b]; });
   Plan plan;
   std::vector<int64_t> current;
   int64_t longest = 0;

@@ -56,7 +56,8 @@ void read_transcript(const fs::path& file, std::vector<Utterance>& out) {
 LibriSpeechFolder::LibriSpeechFolder(const std::string& root) {
   if (path_kind(root) != PathKind::directory) throw UsageError("--data " + root + ": no such folder");
   if (!audio_support_built())
-    throw UsageError("--data " + root + ": tbd was built without libsndfile, so FLAC/WAV audio "
+    throw UsageError("--data " + root +
+                     ": tbd was built without libsndfile, so FLAC/WAV audio "
                      "cannot be read; install libsndfile1-dev and rebuild (scripts/setup)");
   std::vector<fs::path> transcripts;
   std::error_code ec;
@@ -68,13 +69,13 @@ LibriSpeechFolder::LibriSpeechFolder(const std::string& root) {
   std::sort(transcripts.begin(), transcripts.end());  // a stable order, whatever the file system
   for (const auto& t : transcripts) read_transcript(t, utterances_);
   if (utterances_.empty())
-    throw UsageError("--data " + root + ": no utterances found; expected LibriSpeech-style "
+    throw UsageError("--data " + root +
+                     ": no utterances found; expected LibriSpeech-style "
                      "`*.trans.txt` files with lines `ID TEXT` beside ID.flac or ID.wav");
 }
 
-LibriSpeechBatches::LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder,
-                                       int64_t batch_size, uint64_t seed, int workers,
-                                       Shard shard)
+LibriSpeechBatches::LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size,
+                                       uint64_t seed, int workers, Shard shard)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
       order_(folder_->size(), seed),
@@ -93,8 +94,10 @@ SpeechBatch LibriSpeechBatches::make(int64_t batch_index) {
     // CTC needs at least one output frame per character (two for a repeat).
     const int64_t out_frames = (spec.size(1) - 1) / 2 + 1;
     if (out_frames < static_cast<int64_t>(u.transcript.size()))
-      throw Error(u.audio_path + ": " + std::to_string(u.transcript.size()) + " characters of transcript "
-                  "in " + std::to_string(samples.size()) + " samples of audio: too short for CTC");
+      throw Error(u.audio_path + ": " + std::to_string(u.transcript.size()) +
+                  " characters of transcript "
+                  "in " +
+                  std::to_string(samples.size()) + " samples of audio: too short for CTC");
     spectrograms.push_back(spec);
     transcripts.push_back(u.transcript);
   }

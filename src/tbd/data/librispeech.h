@@ -37,8 +37,8 @@ class LibriSpeechFolder {
 
 class LibriSpeechBatches {
  public:
-  LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size, uint64_t seed,
-                     int workers, Shard shard = {});
+  LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size, uint64_t seed, int workers,
+                     Shard shard = {});
   SpeechBatch next() { return prefetcher_.next(); }  // throws Error naming a bad audio file
 
  private:

@@ -81,8 +81,7 @@ int64_t densify(std::vector<int64_t>& ids) {
 MovieLensRatings::MovieLensRatings(const std::string& path) {
   switch (path_kind(path)) {
     case PathKind::regular: break;
-    case PathKind::missing:
-      throw UsageError("--data " + path + ": no such file (expected a MovieLens ratings.csv)");
+    case PathKind::missing: throw UsageError("--data " + path + ": no such file (expected a MovieLens ratings.csv)");
     case PathKind::directory: {
       const std::string inside = (std::filesystem::path(path) / "ratings.csv").string();
       throw UsageError("--data " + path + " is a folder; ncf reads one MovieLens ratings file (" + kHeader +
@@ -90,7 +89,8 @@ MovieLensRatings::MovieLensRatings(const std::string& path) {
                        (path_kind(inside) == PathKind::regular ? ": give --data " + inside : std::string()));
     }
     case PathKind::other:
-      throw UsageError("--data " + path + ": not a regular file (a device, pipe or socket); expected a MovieLens "
+      throw UsageError("--data " + path +
+                       ": not a regular file (a device, pipe or socket); expected a MovieLens "
                        "ratings.csv");
   }
   std::ifstream in(path);
@@ -142,9 +142,8 @@ bool MovieLensRatings::rated(int64_t user, int64_t item) const {
   return std::binary_search(b, e, item);
 }
 
-InteractionBatches::InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings,
-                                       int64_t batch_size, int64_t negatives, uint64_t seed, int workers,
-                                       Shard shard)
+InteractionBatches::InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings, int64_t batch_size,
+                                       int64_t negatives, uint64_t seed, int workers, Shard shard)
     : ratings_(std::move(ratings)),
       batch_size_(batch_size),
       negatives_(negatives),

@@ -57,8 +57,8 @@ Batch to_training_batch(const InteractionBatch& b, c10::Device device);
 // p / (1 + negatives); a batch is B consecutive positions.
 class InteractionBatches {
  public:
-  InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings, int64_t batch_size,
-                     int64_t negatives, uint64_t seed, int workers, Shard shard = {});
+  InteractionBatches(std::shared_ptr<const MovieLensRatings> ratings, int64_t batch_size, int64_t negatives,
+                     uint64_t seed, int workers, Shard shard = {});
   InteractionBatch next() { return prefetcher_.next(); }
 
  private:

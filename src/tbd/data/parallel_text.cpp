@@ -16,7 +16,8 @@ namespace {
 std::vector<std::string> training_languages(const std::string& dir) {
   std::error_code ec;
   if (path_kind(dir) != PathKind::directory)
-    throw UsageError("--data " + dir + ": no such folder; give a folder with train.SRC and "
+    throw UsageError("--data " + dir +
+                     ": no such folder; give a folder with train.SRC and "
                      "train.TGT (one sentence per line)");
   std::vector<std::string> languages;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -54,22 +55,22 @@ ParallelText read_parallel_text(const std::string& dir, const ParallelTextOption
   const auto target = read_text_lines(result.target_file);
   if (source.size() != target.size()) {
     const bool source_longer = source.size() > target.size();
-    throw Error(result.source_file + " has " + std::to_string(source.size()) + " lines but " +
-                result.target_file + " has " + std::to_string(target.size()) + "; " +
+    throw Error(result.source_file + " has " + std::to_string(source.size()) + " lines but " + result.target_file +
+                " has " + std::to_string(target.size()) + "; " +
                 (source_longer ? result.source_file : result.target_file) + ":" +
                 std::to_string(std::min(source.size(), target.size()) + 1) +
                 " has no translation (the files must be line-aligned)");
   }
 
   if (options.shared_vocabulary) {
-    result.source_vocabulary = vocabulary((fs::path(dir) / "vocab.shared").string(), {&source, &target},
-                                          options.max_vocabulary);
+    result.source_vocabulary =
+        vocabulary((fs::path(dir) / "vocab.shared").string(), {&source, &target}, options.max_vocabulary);
     result.target_vocabulary = result.source_vocabulary;
   } else {
-    result.source_vocabulary = vocabulary((fs::path(dir) / ("vocab." + languages[0])).string(),
-                                          {&source}, options.max_vocabulary);
-    result.target_vocabulary = vocabulary((fs::path(dir) / ("vocab." + languages[1])).string(),
-                                          {&target}, options.max_vocabulary);
+    result.source_vocabulary =
+        vocabulary((fs::path(dir) / ("vocab." + languages[0])).string(), {&source}, options.max_vocabulary);
+    result.target_vocabulary =
+        vocabulary((fs::path(dir) / ("vocab." + languages[1])).string(), {&target}, options.max_vocabulary);
   }
 
   for (size_t i = 0; i < source.size(); ++i) {

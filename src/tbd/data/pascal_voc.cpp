@@ -19,9 +19,8 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& PascalVoc::class_names() {
   static const std::vector<std::string> names = {
-      "aeroplane", "bicycle", "bird",  "boat",      "bottle", "bus",         "car",
-      "cat",       "chair",   "cow",   "diningtable", "dog",  "horse",       "motorbike",
-      "person",    "pottedplant", "sheep", "sofa",  "train",  "tvmonitor"};
+      "aeroplane",   "bicycle", "bird",  "boat",      "bottle", "bus",         "car",   "cat",  "chair", "cow",
+      "diningtable", "dog",     "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train", "tvmonitor"};
   return names;
 }
 
@@ -59,8 +58,8 @@ VocAnnotation parse_voc_annotation(const std::string& xml_path, const std::strin
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_file(xml_path.c_str());
   if (!parsed)
-    throw Error(xml_path + ": malformed XML (" + parsed.description() + " at byte " +
-                std::to_string(parsed.offset) + "); fix or regenerate the annotation file");
+    throw Error(xml_path + ": malformed XML (" + parsed.description() + " at byte " + std::to_string(parsed.offset) +
+                "); fix or regenerate the annotation file");
   const pugi::xml_node root = doc.child("annotation");
   if (!root) throw Error(xml_path + ": no <annotation> element; not a Pascal VOC annotation file");
 
@@ -93,9 +92,9 @@ VocAnnotation parse_voc_annotation(const std::string& xml_path, const std::strin
     const double xmax = number(box, "xmax", where), ymax = number(box, "ymax", where);
     // VOC coordinates are 1-based and inclusive: 1 <= xmin <= xmax <= width.
     if (xmin < 1 || ymin < 1 || xmax > a.width || ymax > a.height || xmin > xmax || ymin > ymax)
-      throw Error(where + ": box (" + std::to_string(xmin) + "," + std::to_string(ymin) + ")-(" +
-                  std::to_string(xmax) + "," + std::to_string(ymax) + ") lies outside the " +
-                  std::to_string(a.width) + "x" + std::to_string(a.height) +
+      throw Error(where + ": box (" + std::to_string(xmin) + "," + std::to_string(ymin) + ")-(" + std::to_string(xmax) +
+                  "," + std::to_string(ymax) + ") lies outside the " + std::to_string(a.width) + "x" +
+                  std::to_string(a.height) +
                   " image or is inverted; VOC boxes are 1-based with 1 <= min <= max <= size");
     VocObject o;
     o.label = (it - names.begin()) + 1;
@@ -107,14 +106,15 @@ VocAnnotation parse_voc_annotation(const std::string& xml_path, const std::strin
     a.objects.push_back(o);
   }
   if (a.objects.empty())
-    throw Error(xml_path + ": no <object>; every training image needs at least one box "
+    throw Error(xml_path +
+                ": no <object>; every training image needs at least one box "
                 "(remove the id from the split file)");
   return a;
 }
 
 PascalVoc::PascalVoc(const std::string& root, const std::string& split) : root_(root) {
-  const std::string layout = "expected ROOT/JPEGImages/, ROOT/Annotations/*.xml and ROOT/ImageSets/Main/" +
-                             split + ".txt (e.g. VOCdevkit/VOC2007)";
+  const std::string layout = "expected ROOT/JPEGImages/, ROOT/Annotations/*.xml and ROOT/ImageSets/Main/" + split +
+                             ".txt (e.g. VOCdevkit/VOC2007)";
   if (path_kind(root) != PathKind::directory) throw UsageError("--data " + root + ": no such folder; " + layout);
   for (const char* sub : {"JPEGImages", "Annotations"})
     if (path_kind(fs::path(root) / sub) != PathKind::directory)

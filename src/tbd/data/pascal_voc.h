@@ -21,9 +21,9 @@ struct DetectionSample {
 
 // One object of an annotation file, as parsed.
 struct VocObject {
-  int64_t label = 0;             // 1..20
+  int64_t label = 0;                     // 1..20
   float x1 = 0, y1 = 0, x2 = 0, y2 = 0;  // converted as in DetectionSample
-  bool difficult = false;        // kept: VOC's "difficult" flag only matters for evaluation
+  bool difficult = false;                // kept: VOC's "difficult" flag only matters for evaluation
 };
 
 struct VocAnnotation {

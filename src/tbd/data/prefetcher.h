@@ -22,8 +22,7 @@ class Prefetcher {
   using Produce = std::function<T(int64_t index)>;
 
   // `depth`: how many items may be produced ahead of the consumer.
-  Prefetcher(Produce produce, int workers, int depth)
-      : produce_(std::move(produce)), depth_(depth < 1 ? 1 : depth) {
+  Prefetcher(Produce produce, int workers, int depth) : produce_(std::move(produce)), depth_(depth < 1 ? 1 : depth) {
     for (int i = 0; i < (workers < 1 ? 1 : workers); ++i) threads_.emplace_back([this] { work(); });
   }
 

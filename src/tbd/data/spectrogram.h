@@ -12,8 +12,8 @@
 namespace tbd {
 
 constexpr int64_t kSpeechSampleRate = 16000;
-constexpr int64_t kSpectrogramWindow = 320;  // 20 ms
-constexpr int64_t kSpectrogramHop = 160;     // 10 ms
+constexpr int64_t kSpectrogramWindow = 320;                       // 20 ms
+constexpr int64_t kSpectrogramHop = 160;                          // 10 ms
 constexpr int64_t kSpectrogramBins = kSpectrogramWindow / 2 + 1;  // 161
 
 // samples: [N] float, N >= kSpectrogramWindow -> [161, N / 160 + 1] float.

@@ -6,9 +6,7 @@ namespace tbd {
 
 namespace {
 // Uniform in [lo, hi) from the generator.
-double uniform(at::Generator& g, double lo, double hi) {
-  return torch::empty({1}).uniform_(lo, hi, g).item<double>();
-}
+double uniform(at::Generator& g, double lo, double hi) { return torch::empty({1}).uniform_(lo, hi, g).item<double>(); }
 }  // namespace
 
 LabelledImage synthetic_detection_image(at::Generator& generator, int64_t long_side, int64_t classes) {
@@ -26,13 +24,13 @@ LabelledImage synthetic_detection_image(at::Generator& generator, int64_t long_s
     const auto y1 = static_cast<int64_t>(uniform(generator, 0, static_cast<double>(h - bh)));
     const auto label = static_cast<int64_t>(uniform(generator, 1, static_cast<double>(classes)));
     // A colour per class, spread over the RGB cube.
-    const auto colour = torch::tensor({static_cast<float>((label * 37) % 100) / 100.0f,
-                                       static_cast<float>((label * 59) % 100) / 100.0f,
-                                       static_cast<float>((label * 83) % 100) / 100.0f})
-                            .view({3, 1, 1});
+    const auto colour =
+        torch::tensor({static_cast<float>((label * 37) % 100) / 100.0f, static_cast<float>((label * 59) % 100) / 100.0f,
+                       static_cast<float>((label * 83) % 100) / 100.0f})
+            .view({3, 1, 1});
     image.narrow(1, y1, bh).narrow(2, x1, bw).mul_(0.2).add_(colour * 0.8);
-    boxes[k] = torch::tensor({static_cast<float>(x1), static_cast<float>(y1), static_cast<float>(x1 + bw),
-                              static_cast<float>(y1 + bh)});
+    boxes[k] = torch::tensor(
+        {static_cast<float>(x1), static_cast<float>(y1), static_cast<float>(x1 + bw), static_cast<float>(y1 + bh)});
     labels[k] = label;
   }
   return {image.clamp(0, 1), boxes, labels};

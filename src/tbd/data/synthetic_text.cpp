@@ -19,9 +19,8 @@ ZipfWords::ZipfWords(int64_t first, int64_t vocabulary) : first_(first) {
   dist_ = std::discrete_distribution<int64_t>(w.begin(), w.end());
 }
 
-SentencePairs synthetic_sentence_pairs(int64_t count, int64_t source_vocabulary,
-                                       int64_t target_vocabulary, int64_t first_word,
-                                       double median_length, int64_t max_length, uint64_t seed) {
+SentencePairs synthetic_sentence_pairs(int64_t count, int64_t source_vocabulary, int64_t target_vocabulary,
+                                       int64_t first_word, double median_length, int64_t max_length, uint64_t seed) {
   std::mt19937_64 rng(seed);
   ZipfWords source_words(first_word, source_vocabulary), target_words(first_word, target_vocabulary);
   std::lognormal_distribution<double> source_length(std::log(median_length), 0.6);

@@ -27,8 +27,7 @@ class ZipfWords {
 // target length = source length × 1.2 × a log-normal factor of σ 0.2
 // (Vietnamese runs about a fifth longer than English). Both within
 // [1, max_length]. Word ids start at `first_word` (after the specials).
-SentencePairs synthetic_sentence_pairs(int64_t count, int64_t source_vocabulary,
-                                       int64_t target_vocabulary, int64_t first_word,
-                                       double median_length, int64_t max_length, uint64_t seed);
+SentencePairs synthetic_sentence_pairs(int64_t count, int64_t source_vocabulary, int64_t target_vocabulary,
+                                       int64_t first_word, double median_length, int64_t max_length, uint64_t seed);
 
 }  // namespace tbd

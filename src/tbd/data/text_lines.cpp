@@ -20,10 +20,14 @@ size_t find_invalid_utf8(std::string_view text) {
     }
     size_t len;
     uint32_t cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return i;  // a continuation byte or 0xF8..0xFF where a sequence must start
+    if ((c & 0xE0) == 0xC0)
+      len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+      len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+      len = 4, cp = c & 0x07;
+    else
+      return i;                 // a continuation byte or 0xF8..0xFF where a sequence must start
     if (i + len > n) return i;  // truncated sequence
     for (size_t k = 1; k < len; ++k) {
       if ((s[i + k] & 0xC0) != 0x80) return i;
@@ -57,8 +61,8 @@ std::vector<std::string> read_text_lines(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const size_t bad = find_invalid_utf8(line);
     if (bad != std::string_view::npos)
-      throw Error(path + ":" + std::to_string(lines.size() + 1) + ": invalid UTF-8 at byte " +
-                  std::to_string(bad + 1) + " of the line; the file must be UTF-8 text");
+      throw Error(path + ":" + std::to_string(lines.size() + 1) + ": invalid UTF-8 at byte " + std::to_string(bad + 1) +
+                  " of the line; the file must be UTF-8 text");
     lines.emplace_back(line);
     start = end + 1;
   }

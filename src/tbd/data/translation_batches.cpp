@@ -50,14 +50,13 @@ std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds
 }
 
 TranslationBatches::TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids,
-                                       LengthBatches::Limit limit, int64_t batch_size, uint64_t seed,
-                                       int workers, Shard shard)
+                                       LengthBatches::Limit limit, int64_t batch_size, uint64_t seed, int workers,
+                                       Shard shard)
     : pairs_(std::move(pairs)),
       ids_(ids),
       plan_(padded_lengths(*pairs_, ids_), limit, batch_size, seed),
-      prefetcher_([this, shard](int64_t k) {
-        return make_translation_batch(*pairs_, plan_.batch(shard.global_batch(k)), ids_);
-      },
+      prefetcher_([this, shard](
+                      int64_t k) { return make_translation_batch(*pairs_, plan_.batch(shard.global_batch(k)), ids_); },
                   workers, 2 * workers) {}
 
 Batch to_training_batch(const TranslationBatch& b, c10::Device device, SourceLengthsOn lengths) {

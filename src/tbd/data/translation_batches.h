@@ -17,7 +17,7 @@ namespace tbd {
 
 struct Batch;  // tbd/core/workload.h
 
-struct TranslationBatch {  // int64 tensors on the CPU, <pad> after each sentence
+struct TranslationBatch {        // int64 tensors on the CPU, <pad> after each sentence
   torch::Tensor source;          // [B, S]
   torch::Tensor source_lengths;  // [B] real tokens per source row
   torch::Tensor target_input;    // [B, T] <s> w1 … wn
@@ -50,9 +50,8 @@ std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds
 // prefetching pipeline.
 class TranslationBatches {
  public:
-  TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids,
-                     LengthBatches::Limit limit, int64_t batch_size, uint64_t seed, int workers,
-                     Shard shard = {});
+  TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids, LengthBatches::Limit limit,
+                     int64_t batch_size, uint64_t seed, int workers, Shard shard = {});
   TranslationBatch next() { return prefetcher_.next(); }
 
  private:

@@ -6,9 +6,7 @@
 
 namespace tbd {
 
-LabelledImage to_labelled_image(const DetectionSample& sample) {
-  return {sample.image, sample.boxes, sample.labels};
-}
+LabelledImage to_labelled_image(const DetectionSample& sample) { return {sample.image, sample.boxes, sample.labels}; }
 
 LabelledImage flip_horizontally(const LabelledImage& sample) {
   const auto width = static_cast<double>(sample.image.size(2));
@@ -17,8 +15,8 @@ LabelledImage flip_horizontally(const LabelledImage& sample) {
   return {sample.image.flip({2}), boxes, sample.labels};
 }
 
-VocBatches::VocBatches(std::shared_ptr<const PascalVoc> voc, int64_t batch_size, DetectionSizes sizes,
-                       uint64_t seed, int workers, Shard shard)
+VocBatches::VocBatches(std::shared_ptr<const PascalVoc> voc, int64_t batch_size, DetectionSizes sizes, uint64_t seed,
+                       int workers, Shard shard)
     : voc_(std::move(voc)),
       batch_size_(batch_size),
       sizes_(sizes),

@@ -21,8 +21,8 @@ namespace tbd {
 
 class VocBatches {
  public:
-  VocBatches(std::shared_ptr<const PascalVoc> voc, int64_t batch_size, DetectionSizes sizes, uint64_t seed,
-             int workers, Shard shard);
+  VocBatches(std::shared_ptr<const PascalVoc> voc, int64_t batch_size, DetectionSizes sizes, uint64_t seed, int workers,
+             Shard shard);
   Batch next() { return prefetcher_.next(); }  // throws Error naming a bad file
 
  private:

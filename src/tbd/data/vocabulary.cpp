@@ -16,8 +16,7 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens) {
   for (const char* special : {kUnk, kBos, kEos, kPad})
     if (std::find(tokens.begin(), tokens.end(), special) == tokens.end()) missing.emplace_back(special);
   tokens_ = std::move(missing);
-  tokens_.insert(tokens_.end(), std::make_move_iterator(tokens.begin()),
-                 std::make_move_iterator(tokens.end()));
+  tokens_.insert(tokens_.end(), std::make_move_iterator(tokens.begin()), std::make_move_iterator(tokens.end()));
   for (size_t i = 0; i < tokens_.size(); ++i)
     if (!ids_.emplace(tokens_[i], static_cast<int64_t>(i)).second)
       throw std::invalid_argument("duplicate vocabulary token '" + tokens_[i] + "'");
@@ -30,27 +29,25 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens) {
 Vocabulary Vocabulary::from_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec)
-    throw Error(path + ": the vocabulary file is empty; it must hold one token per line: fill it, or remove it "
+    throw Error(path +
+                ": the vocabulary file is empty; it must hold one token per line: fill it, or remove it "
                 "to have the vocabulary built from the training text");
   const auto lines = read_text_lines(path);
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string where = path + ":" + std::to_string(i + 1) + ": ";
     const auto tokens = split_tokens(lines[i]);
-    if (tokens.empty())
-      throw Error(where + "empty line; a vocab file holds one token per line");
+    if (tokens.empty()) throw Error(where + "empty line; a vocab file holds one token per line");
     if (tokens.size() > 1 || tokens[0].size() != lines[i].size())
       throw Error(where + "'" + lines[i] + "' is not one token (whitespace inside)");
     auto [it, fresh] = seen.emplace(lines[i], i + 1);
     if (!fresh)
-      throw Error(where + "duplicate token '" + lines[i] + "' (first on line " +
-                  std::to_string(it->second) + ")");
+      throw Error(where + "duplicate token '" + lines[i] + "' (first on line " + std::to_string(it->second) + ")");
   }
   return Vocabulary(lines);
 }
 
-Vocabulary Vocabulary::from_text(const std::vector<const std::vector<std::string>*>& texts,
-                                 int64_t max_size) {
+Vocabulary Vocabulary::from_text(const std::vector<const std::vector<std::string>*>& texts, int64_t max_size) {
   std::unordered_map<std::string, int64_t> counts;
   for (const auto* lines : texts)
     for (const auto& line : *lines)

@@ -31,8 +31,7 @@ class Vocabulary {
   // The `max_size` most frequent tokens of `lines` (ties broken by the token's
   // bytes, so the result does not depend on hash order), plus the specials;
   // max_size counts the specials, 0 means no cap.
-  static Vocabulary from_text(const std::vector<const std::vector<std::string>*>& lines,
-                              int64_t max_size);
+  static Vocabulary from_text(const std::vector<const std::vector<std::string>*>& lines, int64_t max_size);
 
   int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
   int64_t id(std::string_view token) const;  // <unk>'s id when unknown

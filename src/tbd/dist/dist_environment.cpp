@@ -15,8 +15,8 @@ int read_int(const GetEnv& getenv, const char* name, int fallback, int min, int 
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
   if (errno != 0 || *end != '\0' || v < min || v > max)
-    throw UsageError(std::string("environment variable ") + name + "='" + text +
-                     "' is not an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    throw UsageError(std::string("environment variable ") + name + "='" + text + "' is not an integer in [" +
+                     std::to_string(min) + ", " + std::to_string(max) + "]");
   return static_cast<int>(v);
 }
 
@@ -47,7 +47,8 @@ DistEnvironment read_dist_environment(const GetEnv& getenv) {
     e.source = "torchrun";
     e.world_size = read_int(getenv, "WORLD_SIZE", 1, 1, kMaxRanks);
     if (!getenv("RANK") && e.world_size > 1)
-      throw UsageError("WORLD_SIZE=" + std::to_string(e.world_size) + " is set but RANK is not; "
+      throw UsageError("WORLD_SIZE=" + std::to_string(e.world_size) +
+                       " is set but RANK is not; "
                        "set RANK to this process's rank in [0, WORLD_SIZE)");
     e.rank = read_int(getenv, "RANK", 0, 0, kMaxRanks);
     e.local_rank = read_int(getenv, "LOCAL_RANK", e.rank, 0, kMaxRanks);
@@ -63,12 +64,12 @@ DistEnvironment read_dist_environment(const GetEnv& getenv) {
     if (nodes && *nodes) e.master_addr = first_slurm_host(nodes);
   }
   if (e.rank >= e.world_size)
-    throw UsageError("rank " + std::to_string(e.rank) + " is not below the world size " +
-                     std::to_string(e.world_size) + " (" + (e.source == "slurm" ? "SLURM_PROCID/SLURM_NTASKS" : "RANK/WORLD_SIZE") +
+    throw UsageError("rank " + std::to_string(e.rank) + " is not below the world size " + std::to_string(e.world_size) +
+                     " (" + (e.source == "slurm" ? "SLURM_PROCID/SLURM_NTASKS" : "RANK/WORLD_SIZE") +
                      "); ranks run from 0 to world size - 1");
   if (e.local_rank >= e.local_world_size && e.source == "torchrun" && getenv("LOCAL_WORLD_SIZE"))
-    throw UsageError("LOCAL_RANK=" + std::to_string(e.local_rank) + " is not below LOCAL_WORLD_SIZE=" +
-                     std::to_string(e.local_world_size));
+    throw UsageError("LOCAL_RANK=" + std::to_string(e.local_rank) +
+                     " is not below LOCAL_WORLD_SIZE=" + std::to_string(e.local_world_size));
   if (const char* addr = getenv("MASTER_ADDR"); addr && *addr) e.master_addr = addr;
   e.master_port = read_int(getenv, "MASTER_PORT", e.master_port, 1, 65535);
   if (e.world_size > 1 && e.source == "torchrun" && !getenv("MASTER_ADDR"))

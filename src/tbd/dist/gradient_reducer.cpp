@@ -15,8 +15,8 @@ double seconds_of(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group,
-                                 int64_t bucket_bytes, bool overlap)
+GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group, int64_t bucket_bytes,
+                                 bool overlap)
     : group_(group), overlap_(overlap) {
   for (auto& p : parameters)
     if (p.requires_grad()) params_.push_back(p);

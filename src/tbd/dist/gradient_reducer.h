@@ -28,8 +28,8 @@ namespace tbd {
 // and bus bandwidth (docs/metrics.md#comm).
 struct BucketAllreduce {
   int64_t bytes = 0;
-  double launched_s = 0;  // the all-reduce was started
-  double done_s = 0;      // the backend reported it complete
+  double launched_s = 0;                 // the all-reduce was started
+  double done_s = 0;                     // the backend reported it complete
   std::optional<double> device_seconds;  // NCCL's own timing of the collective on the device
 };
 struct CommIteration {

@@ -29,8 +29,10 @@ std::string local_ranks_refusal(int nproc, bool on_cpu, const LocalCapacity& cap
   std::snprintf(gib, sizeof(gib), "%.1f", static_cast<double>(capacity.available_bytes) / (1 << 30));
   if (on_cpu && nproc > capacity.cpus)
     return std::to_string(nproc) + " ranks on " + std::to_string(capacity.cpus) + " CPU" +
-           (capacity.cpus == 1 ? "" : "s") + " would only share them, so the run says nothing about scaling; "
-           "use --nproc " + std::to_string(capacity.cpus) + " or fewer";
+           (capacity.cpus == 1 ? "" : "s") +
+           " would only share them, so the run says nothing about scaling; "
+           "use --nproc " +
+           std::to_string(capacity.cpus) + " or fewer";
   if (capacity.available_bytes > 0 && nproc * kRankMemoryBytes > capacity.available_bytes) {
     const int64_t room = capacity.available_bytes / kRankMemoryBytes;
     return std::to_string(nproc) + " ranks need at least " + std::to_string(nproc * (kRankMemoryBytes >> 20)) +

@@ -10,8 +10,8 @@
 namespace tbd {
 
 struct LocalCapacity {
-  int cpus = 1;                   // CPUs this process may run on (its affinity mask)
-  int64_t available_bytes = 0;    // MemAvailable; 0 when unknown
+  int cpus = 1;                 // CPUs this process may run on (its affinity mask)
+  int64_t available_bytes = 0;  // MemAvailable; 0 when unknown
 };
 
 LocalCapacity local_capacity();

@@ -50,8 +50,10 @@ void relay(Worker& w, bool is_stdout, const char* data, size_t size, bool flush)
   size_t start = 0;
   for (size_t nl; (nl = buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
     const std::string line = buffer.substr(start, nl - start + 1);
-    if (raw) write_all(STDOUT_FILENO, line);
-    else write_all(STDERR_FILENO, "[rank " + std::to_string(w.rank) + "] " + line);
+    if (raw)
+      write_all(STDOUT_FILENO, line);
+    else
+      write_all(STDERR_FILENO, "[rank " + std::to_string(w.rank) + "] " + line);
   }
   buffer.erase(0, start);
   if (flush && !buffer.empty()) {

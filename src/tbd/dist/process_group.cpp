@@ -126,8 +126,7 @@ class NcclPending final : public PendingReduce {
  public:
   NcclPending(c10::intrusive_ptr<c10d::Work> work, c10::Device device, std::function<void()> on_done,
               std::shared_ptr<const Peers> peers, int rank)
-      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), peers_(std::move(peers)),
-        rank_(rank) {}
+      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), peers_(std::move(peers)), rank_(rank) {}
   void wait() override {
     try {
       work_->wait();
@@ -160,8 +159,14 @@ class C10dGroup final : public ProcessGroup {
  public:
   C10dGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::Backend> pg, std::string name,
             c10::Device tensor_device, int rank, int size, Peers peers, std::chrono::milliseconds timeout)
-      : store_(std::move(store)), pg_(std::move(pg)), name_(std::move(name)), device_(tensor_device),
-        rank_(rank), size_(size), peers_(std::make_shared<const Peers>(std::move(peers))), timeout_(timeout) {}
+      : store_(std::move(store)),
+        pg_(std::move(pg)),
+        name_(std::move(name)),
+        device_(tensor_device),
+        rank_(rank),
+        size_(size),
+        peers_(std::make_shared<const Peers>(std::move(peers))),
+        timeout_(timeout) {}
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -298,8 +303,8 @@ void resolve_rendezvous_host(const DistEnvironment& env, std::chrono::millisecon
       return status;
     });
   } catch (const DeadlineExceeded& e) {
-    throw Error("rank " + std::to_string(env.rank) + ": MASTER_ADDR '" + host + "' could not be resolved: " +
-                e.what() + " (the name service does not answer); give rank 0's IP address instead");
+    throw Error("rank " + std::to_string(env.rank) + ": MASTER_ADDR '" + host + "' could not be resolved: " + e.what() +
+                " (the name service does not answer); give rank 0's IP address instead");
   }
   if (rc != 0)
     throw Error("rank " + std::to_string(env.rank) + ": MASTER_ADDR '" + host + "' does not resolve to an address (" +
@@ -319,11 +324,12 @@ bool ProcessGroup::nccl_available() {
 }
 
 std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, c10::Device device,
-                                                   std::chrono::milliseconds timeout) {
+                                                    std::chrono::milliseconds timeout) {
   if (device.is_cuda() && !nccl_available())
-    throw UsageError("distributed runs on CUDA need the NCCL backend, which this build does not include (a CPU "
-                     "LibTorch, or NCCL's header nccl.h was not found at configure time: set NCCL_INCLUDE_DIR); "
-                     "run distributed on --device cpu (Gloo)");
+    throw UsageError(
+        "distributed runs on CUDA need the NCCL backend, which this build does not include (a CPU "
+        "LibTorch, or NCCL's header nccl.h was not found at configure time: set NCCL_INCLUDE_DIR); "
+        "run distributed on --device cpu (Gloo)");
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   const std::string rank = "rank " + std::to_string(env.rank);
   const auto seconds = std::to_string(timeout.count() / 1000) + " s";
@@ -343,9 +349,11 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
   } catch (const DeadlineExceeded& e) {
     // Nobody listening, or something that accepts the connection and never
     // answers: c10d cannot tell us which.
-    throw Error(rank + " could not join the rendezvous at " + where + ": " + e.what() + ". Rank 0 is not running, "
+    throw Error(rank + " could not join the rendezvous at " + where + ": " + e.what() +
+                ". Rank 0 is not running, "
                 "is frozen (stopped, or under a debugger), or MASTER_PORT belongs to another service; check "
-                "MASTER_ADDR/MASTER_PORT and that all " + std::to_string(env.world_size) + " ranks were started");
+                "MASTER_ADDR/MASTER_PORT and that all " +
+                std::to_string(env.world_size) + " ranks were started");
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (auto* c = dynamic_cast<const c10::Error*>(&e)) what = c->what_without_backtrace();
@@ -369,8 +377,9 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
     if (!pg)
       pg = within_deadline(timeout + kDeadlineMargin, "setting up Gloo",
                            [store, env, timeout] { return make_gloo(store, env, timeout); });
-    peers = within_deadline(timeout + kDeadlineMargin, "exchanging process ids",
-                            [store, rank = env.rank, size = env.world_size] { return exchange_peers(*store, rank, size); });
+    peers =
+        within_deadline(timeout + kDeadlineMargin, "exchanging process ids",
+                        [store, rank = env.rank, size = env.world_size] { return exchange_peers(*store, rank, size); });
     return std::make_unique<C10dGroup>(store, pg, name, tensor_device, env.rank, env.world_size, std::move(peers),
                                        timeout);
   } catch (...) {
@@ -383,10 +392,10 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
 bool ProcessGroup::available() { return false; }
 bool ProcessGroup::nccl_available() { return false; }
 
-std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10::Device,
-                                                   std::chrono::milliseconds) {
-  throw UsageError("this tbd was built without Gloo's headers, so it cannot run distributed; install "
-                   "libgloo-dev (scripts/setup does) and rebuild");
+std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10::Device, std::chrono::milliseconds) {
+  throw UsageError(
+      "this tbd was built without Gloo's headers, so it cannot run distributed; install "
+      "libgloo-dev (scripts/setup does) and rebuild");
 }
 
 #endif

@@ -35,7 +35,7 @@ class ProcessGroup {
   // within `timeout`, UsageError when this build cannot do it.
   static std::unique_ptr<ProcessGroup> connect(const DistEnvironment& env, c10::Device device,
                                                std::chrono::milliseconds timeout);
-  static bool available();  // false when this build has no Gloo
+  static bool available();       // false when this build has no Gloo
   static bool nccl_available();  // true in CUDA builds that found NCCL's header
 
   virtual int rank() const = 0;

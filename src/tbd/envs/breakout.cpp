@@ -94,8 +94,7 @@ double Breakout::move_ball() {
 Transition Breakout::step(int action) {
   if (done_) throw Error("breakout: step() after the episode ended; call reset() first");
   if (action < 0 || action >= action_count())
-    throw Error("breakout: action " + std::to_string(action) + " is not in 0.." +
-                std::to_string(action_count() - 1));
+    throw Error("breakout: action " + std::to_string(action) + " is not in 0.." + std::to_string(action_count() - 1));
   ++frames_;
   if (action == 2) paddle_x_ = std::min(kRight - kPaddleWidth, paddle_x_ + kPaddleSpeed);
   if (action == 3) paddle_x_ = std::max(kLeft, paddle_x_ - kPaddleSpeed);
@@ -122,8 +121,8 @@ Frame Breakout::render() const {
   c.draw_number(72, 2, lives_, 1, 180);
   c.fill_rect(0, static_cast<int>(kTop) - 2, kFrameSize, 2, 142);  // top wall
   c.fill_rect(0, static_cast<int>(kTop) - 2, static_cast<int>(kLeft), kFrameSize, 142);
-  c.fill_rect(static_cast<int>(kRight), static_cast<int>(kTop) - 2, kFrameSize - static_cast<int>(kRight),
-              kFrameSize, 142);
+  c.fill_rect(static_cast<int>(kRight), static_cast<int>(kTop) - 2, kFrameSize - static_cast<int>(kRight), kFrameSize,
+              142);
   for (int row = 0; row < kRows; ++row)
     for (int col = 0; col < kColumns; ++col)
       if (bricks_[row][col])
@@ -132,8 +131,8 @@ Frame Breakout::render() const {
   c.fill_rect(static_cast<int>(std::lround(paddle_x_)), static_cast<int>(kPaddleY), static_cast<int>(kPaddleWidth),
               static_cast<int>(kPaddleHeight), 200);
   if (in_play_)
-    c.fill_rect(static_cast<int>(std::lround(ball_x_)), static_cast<int>(std::lround(ball_y_)),
-                static_cast<int>(kBall), static_cast<int>(kBall), 236);
+    c.fill_rect(static_cast<int>(std::lround(ball_x_)), static_cast<int>(std::lround(ball_y_)), static_cast<int>(kBall),
+                static_cast<int>(kBall), 236);
   return frame;
 }
 

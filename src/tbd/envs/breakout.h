@@ -30,7 +30,7 @@ class Breakout final : public Environment {
   int bricks_left() const;
 
  private:
-  double move_ball();  // one frame of ball flight; returns the reward
+  double move_ball();              // one frame of ball flight; returns the reward
   bool hit_brick(double& reward);  // removes a brick the ball overlaps
   Frame render() const;
 

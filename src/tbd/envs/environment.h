@@ -19,9 +19,9 @@ constexpr int kFrameSize = 84;  // frames are kFrameSize × kFrameSize pixels
 using Frame = std::array<uint8_t, kFrameSize * kFrameSize>;
 
 struct Transition {
-  Frame frame;         // the screen after the step
-  double reward = 0;   // the game's own score change (not clipped)
-  bool done = false;   // the episode ended with this step
+  Frame frame;        // the screen after the step
+  double reward = 0;  // the game's own score change (not clipped)
+  bool done = false;  // the episode ended with this step
 };
 
 class Environment {

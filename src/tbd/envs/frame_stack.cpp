@@ -10,8 +10,8 @@ FrameStack::FrameStack(std::unique_ptr<Environment> env, int skip, int stack)
     : env_(std::move(env)), skip_(skip), stack_(stack), frames_(static_cast<size_t>(std::max(stack, 1))) {
   if (!env_) throw Error("FrameStack needs an environment");
   if (skip_ < 1 || stack_ < 1)
-    throw Error("frame skip and frame stack must be at least 1, got skip " + std::to_string(skip_) +
-                " and stack " + std::to_string(stack_));
+    throw Error("frame skip and frame stack must be at least 1, got skip " + std::to_string(skip_) + " and stack " +
+                std::to_string(stack_));
 }
 
 void FrameStack::reset(uint64_t seed) {

@@ -15,7 +15,7 @@ namespace tbd::envs {
 struct AgentStep {
   double reward = 0;  // summed over the skipped frames, not clipped
   bool done = false;
-  int frames = 0;     // emulator frames this step ran (skip, fewer when the episode ended)
+  int frames = 0;  // emulator frames this step ran (skip, fewer when the episode ended)
 };
 
 class FrameStack {

@@ -10,8 +10,8 @@ namespace tbd::envs {
 namespace {
 
 // Court geometry in pixels of the 84×84 screen.
-constexpr double kCourtTop = 12, kCourtBottom = 80;   // walls above and below
-constexpr double kOpponentX = 6, kAgentX = 76;        // left edges of the paddles
+constexpr double kCourtTop = 12, kCourtBottom = 80;  // walls above and below
+constexpr double kOpponentX = 6, kAgentX = 76;       // left edges of the paddles
 constexpr double kPaddleWidth = 2, kPaddleHeight = 8, kBall = 2;
 constexpr double kAgentSpeed = 2.5, kOpponentSpeed = 1.4;  // px per frame
 constexpr double kServeSpeed = 1.6, kMaxSpeed = 3.0, kSpin = 2.0;
@@ -90,9 +90,8 @@ Transition Pong::step(int action) {
   if (action == 3 || action == 5) agent_y_ = clamp_paddle(agent_y_ + kAgentSpeed);
 
   // The opponent follows the ball while it comes towards it, else recentres.
-  const double target = serve_wait_ == 0 && ball_vx_ < 0
-                            ? ball_y_ + kBall / 2 - kPaddleHeight / 2 + opponent_aim_
-                            : (kCourtTop + kCourtBottom - kPaddleHeight) / 2;
+  const double target = serve_wait_ == 0 && ball_vx_ < 0 ? ball_y_ + kBall / 2 - kPaddleHeight / 2 + opponent_aim_
+                                                         : (kCourtTop + kCourtBottom - kPaddleHeight) / 2;
   opponent_y_ = clamp_paddle(opponent_y_ + std::clamp(target - opponent_y_, -kOpponentSpeed, kOpponentSpeed));
 
   Transition t;
@@ -115,13 +114,13 @@ Frame Pong::render() const {
   c.draw_number(60, 1, agent_score_, 1, 200);
   c.fill_rect(0, static_cast<int>(kCourtTop) - 2, kFrameSize, 2, 180);
   c.fill_rect(0, static_cast<int>(kCourtBottom), kFrameSize, 2, 180);
-  c.fill_rect(static_cast<int>(kOpponentX), static_cast<int>(std::lround(opponent_y_)),
-              static_cast<int>(kPaddleWidth), static_cast<int>(kPaddleHeight), 110);
-  c.fill_rect(static_cast<int>(kAgentX), static_cast<int>(std::lround(agent_y_)),
-              static_cast<int>(kPaddleWidth), static_cast<int>(kPaddleHeight), 150);
+  c.fill_rect(static_cast<int>(kOpponentX), static_cast<int>(std::lround(opponent_y_)), static_cast<int>(kPaddleWidth),
+              static_cast<int>(kPaddleHeight), 110);
+  c.fill_rect(static_cast<int>(kAgentX), static_cast<int>(std::lround(agent_y_)), static_cast<int>(kPaddleWidth),
+              static_cast<int>(kPaddleHeight), 150);
   if (serve_wait_ == 0)
-    c.fill_rect(static_cast<int>(std::lround(ball_x_)), static_cast<int>(std::lround(ball_y_)),
-                static_cast<int>(kBall), static_cast<int>(kBall), 236);
+    c.fill_rect(static_cast<int>(std::lround(ball_x_)), static_cast<int>(std::lround(ball_y_)), static_cast<int>(kBall),
+                static_cast<int>(kBall), 236);
   return frame;
 }
 

@@ -20,8 +20,8 @@ class Pong final : public Environment {
   Transition step(int action) override;
 
   // Read-only state, for scripted players and tests.
-  double ball_y() const { return ball_y_; }            // top edge of the 2×2 ball
-  double paddle_y() const { return agent_y_; }         // top edge of the agent's paddle
+  double ball_y() const { return ball_y_; }     // top edge of the 2×2 ball
+  double paddle_y() const { return agent_y_; }  // top edge of the agent's paddle
   bool ball_in_play() const { return serve_wait_ == 0; }
   int agent_score() const { return agent_score_; }
   int opponent_score() const { return opponent_score_; }

@@ -99,8 +99,10 @@ void CommProbe::contribute(nlohmann::json& result) const {
               {"allreduce_s_median", percentile(busy_s_, 0.5)},
               {"exposed_wait_s_mean", mean_of(exposed_s_)},
               {"hidden_share", busy > 0 ? hidden / busy : 0.0}});
-    if (!busbw_.empty()) c["bus_bandwidth_bytes_per_s"] = mean_of(busbw_);
-    else c["bus_bandwidth_bytes_per_s"] = nullptr;
+    if (!busbw_.empty())
+      c["bus_bandwidth_bytes_per_s"] = mean_of(busbw_);
+    else
+      c["bus_bandwidth_bytes_per_s"] = nullptr;
   }
   result["comm"] = c;
 }
@@ -111,8 +113,8 @@ std::vector<std::pair<std::string, std::string>> CommProbe::summary_lines() cons
   const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
   return {{"all-reduce", fmt::format("{:.3g} ms per iteration for {:.3g} MB, {:.0f}% hidden under backward, "
                                      "{:.3g} ms exposed wait, bus bandwidth {}",
-                                     1e3 * mean_of(busy_s_), mean_of(bytes_) / 1e6, busy > 0 ? 100 * hidden / busy : 0.0,
-                                     1e3 * mean_of(exposed_s_),
+                                     1e3 * mean_of(busy_s_), mean_of(bytes_) / 1e6,
+                                     busy > 0 ? 100 * hidden / busy : 0.0, 1e3 * mean_of(exposed_s_),
                                      busbw_.empty() ? std::string("n/a (no timed bucket)")
                                                     : fmt::format("{:.3g} GB/s", mean_of(busbw_) / 1e9))}};
 }

@@ -12,11 +12,11 @@ struct CommIteration;
 
 // One synchronisation's figures, from the reducer's events.
 struct CommFigures {
-  double bytes = 0;           // gradient bytes all-reduced
+  double bytes = 0;  // gradient bytes all-reduced
   int buckets = 0;
-  double busy_s = 0;          // union of the buckets' in-flight intervals
-  double hidden_s = 0;        // part of it while backward was still computing
-  double exposed_wait_s = 0;  // time the step blocked after backward's computation
+  double busy_s = 0;                                 // union of the buckets' in-flight intervals
+  double hidden_s = 0;                               // part of it while backward was still computing
+  double exposed_wait_s = 0;                         // time the step blocked after backward's computation
   std::vector<double> bucket_seconds, bucket_bytes;  // per bucket: all-reduce time, bytes
 };
 CommFigures analyse_synchronisation(const CommIteration& it);

@@ -17,9 +17,7 @@ void process_times(double& user, double& system) {
   system = static_cast<double>(ru.ru_stime.tv_sec) + 1e-6 * static_cast<double>(ru.ru_stime.tv_usec);
 }
 
-double wall_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 int affinity_cores() {
   cpu_set_t set;
@@ -67,8 +65,8 @@ std::vector<std::pair<std::string, std::string>> CpuProbe::summary_lines() const
   if (wall_s_ <= 0) return {};
   const double cpu = user_s_ + system_s_;
   return {{"CPU", fmt::format("{:.0f}% of {} intra-op thread{} ({:.2f} busy cores of {} available)",
-                              100 * cpu / (wall_s_ * threads_), threads_, threads_ == 1 ? "" : "s",
-                              cpu / wall_s_, available_cores_)}};
+                              100 * cpu / (wall_s_ * threads_), threads_, threads_ == 1 ? "" : "s", cpu / wall_s_,
+                              available_cores_)}};
 }
 
 }  // namespace tbd

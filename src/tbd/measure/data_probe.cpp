@@ -34,8 +34,8 @@ void DataProbe::contribute(nlohmann::json& result) const {
 
 std::vector<std::pair<std::string, std::string>> DataProbe::summary_lines() const {
   if (wait_s_.empty()) return {};
-  return {{"data stall", fmt::format("{:.2f}% of iteration time ({:.3g} ms per iteration)",
-                                     100 * stall_share(), 1e3 * mean_of(wait_s_))}};
+  return {{"data stall", fmt::format("{:.2f}% of iteration time ({:.3g} ms per iteration)", 100 * stall_share(),
+                                     1e3 * mean_of(wait_s_))}};
 }
 
 }  // namespace tbd

@@ -9,21 +9,21 @@ namespace tbd {
 
 c10::Device resolve_device(const std::string& text) {
   if (text == "cpu") return c10::Device(c10::kCPU);
-  if (text.rfind("cuda", 0) != 0)
-    throw UsageError("--device must be cpu, cuda or cuda:N, got '" + text + "'");
+  if (text.rfind("cuda", 0) != 0) throw UsageError("--device must be cpu, cuda or cuda:N, got '" + text + "'");
   int index = 0;
   if (text.size() > 4) {
-    if (text[4] != ':' || text.size() == 5 ||
-        text.find_first_not_of("0123456789", 5) != std::string::npos)
+    if (text[4] != ':' || text.size() == 5 || text.find_first_not_of("0123456789", 5) != std::string::npos)
       throw UsageError("--device must be cpu, cuda or cuda:N, got '" + text + "'");
     index = std::stoi(text.substr(5));
   }
   if (!torch::cuda::is_available()) {
 #ifdef TBD_WITH_CUDA
-    throw UsageError("--device " + text + ": no CUDA device is available (this CUDA build found no GPU or no "
+    throw UsageError("--device " + text +
+                     ": no CUDA device is available (this CUDA build found no GPU or no "
                      "NVIDIA driver); use --device cpu, or run on a machine with a GPU");
 #else
-    throw UsageError("--device " + text + ": no CUDA device is available (this tbd is built against a CPU "
+    throw UsageError("--device " + text +
+                     ": no CUDA device is available (this tbd is built against a CPU "
                      "LibTorch); use --device cpu, or build against a CUDA LibTorch (docs/gpu.md)");
 #endif
   }
@@ -69,8 +69,7 @@ void DeviceTimer::stop() {
 }
 
 std::optional<double> DeviceTimer::seconds() const {
-  if (!begin_ || !end_ || !begin_->was_marked_for_recording() || !end_->was_marked_for_recording())
-    return std::nullopt;
+  if (!begin_ || !end_ || !begin_->was_marked_for_recording() || !end_->was_marked_for_recording()) return std::nullopt;
   return begin_->elapsedTime(*end_) / 1e3;  // milliseconds
 }
 

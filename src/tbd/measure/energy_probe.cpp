@@ -18,8 +18,10 @@ void EnergyProbe::on_run_start(const RunContext& ctx) {
   }
   nvml_ = std::make_unique<Nvml>(nvml_library_);
   gpu_ = ctx.device.has_index() ? ctx.device.index() : 0;
-  if (!nvml_->available()) nvml_why_ = nvml_->why();
-  else if (!nvml_->total_energy_j(gpu_)) nvml_why_ = "this GPU or driver has no NVML energy counter (Volta or newer)";
+  if (!nvml_->available())
+    nvml_why_ = nvml_->why();
+  else if (!nvml_->total_energy_j(gpu_))
+    nvml_why_ = "this GPU or driver has no NVML energy counter (Volta or newer)";
 }
 
 void EnergyProbe::on_window_begin(int) {
@@ -56,8 +58,8 @@ void EnergyProbe::contribute(nlohmann::json& result) const {
   double joules = 0;
   bool any = false;
   if (rapl_ && rapl_->available()) {
-    sources["rapl"] = {{"joules", rapl_j_}, {"zones", rapl_->zone_names()},
-                       {"scope", "CPU packages (whole sockets, every process)"}};
+    sources["rapl"] = {
+        {"joules", rapl_j_}, {"zones", rapl_->zone_names()}, {"scope", "CPU packages (whole sockets, every process)"}};
     joules += rapl_j_;
     any = true;
   } else {
@@ -80,9 +82,9 @@ void EnergyProbe::contribute(nlohmann::json& result) const {
   } else {
     e["joules"] = nullptr;
     e["joules_per_sample"] = nullptr;
-    e["not_available"] = !any ? "no energy source: RAPL: " + sources["rapl"]["not_available"].get<std::string>() +
-                                    "; NVML: " + nvml_why_
-                              : "no measured iteration completed";
+    e["not_available"] =
+        !any ? "no energy source: RAPL: " + sources["rapl"]["not_available"].get<std::string>() + "; NVML: " + nvml_why_
+             : "no measured iteration completed";
   }
   result["energy"] = e;
 }
@@ -95,9 +97,9 @@ std::vector<std::pair<std::string, std::string>> EnergyProbe::summary_lines() co
   std::string which;
   for (const auto& [k, v] : e["sources"].items())
     if (v["joules"].is_number()) which += (which.empty() ? "" : " + ") + k;
-  return {{"energy", fmt::format("{:.4g} J per sample ({}), {:.4g} W average, from {}",
-                                 e["joules_per_sample"].get<double>(), unit_, e["average_watts"].get<double>(),
-                                 which)}};
+  return {
+      {"energy", fmt::format("{:.4g} J per sample ({}), {:.4g} W average, from {}",
+                             e["joules_per_sample"].get<double>(), unit_, e["average_watts"].get<double>(), which)}};
 }
 
 }  // namespace tbd

@@ -33,8 +33,7 @@ std::string proc_value(const char* path, const std::string& key) {
   std::string line;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');
-    if (colon != std::string::npos && trim(line.substr(0, colon)) == key)
-      return trim(line.substr(colon + 1));
+    if (colon != std::string::npos && trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
   }
   return {};
 }
@@ -74,8 +73,11 @@ nlohmann::json os_info() {
   while (std::getline(rel, line))
     if (line.rfind("PRETTY_NAME=", 0) == 0) pretty = line.substr(12);
   if (pretty.size() >= 2 && pretty.front() == '"') pretty = pretty.substr(1, pretty.size() - 2);
-  return {{"system", u.sysname}, {"release", u.release}, {"machine", u.machine},
-          {"distribution", pretty}, {"hostname", host}};
+  return {{"system", u.sysname},
+          {"release", u.release},
+          {"machine", u.machine},
+          {"distribution", pretty},
+          {"hostname", host}};
 }
 
 nlohmann::json accelerator_info() {
@@ -94,12 +96,13 @@ nlohmann::json accelerator_info() {
     j["cuda_runtime"] = hooks.versionCUDART();
     j["cudnn"] = hooks.hasCuDNN() ? nlohmann::json(hooks.versionCuDNN()) : nlohmann::json("not available");
     nlohmann::json devices = nlohmann::json::array();
-    for (int64_t d = 0; d < j["cuda_devices"].get<int64_t>(); ++d) devices.push_back(cuda_device_info(static_cast<int>(d)));
+    for (int64_t d = 0; d < j["cuda_devices"].get<int64_t>(); ++d)
+      devices.push_back(cuda_device_info(static_cast<int>(d)));
     j["devices"] = devices;
     j["nccl_backend"] = ProcessGroup::nccl_available();
   } else {
     const std::string why = j["cuda_build"].get<bool>() ? "not available: no GPU or driver found"
-                                                       : "not available: LibTorch built without CUDA";
+                                                        : "not available: LibTorch built without CUDA";
     j["cuda_runtime"] = why;
     j["cudnn"] = why;
     j["nccl_backend"] = ProcessGroup::nccl_available();

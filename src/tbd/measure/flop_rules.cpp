@@ -80,8 +80,7 @@ double convolution(Inputs in, bool generic, bool transposed_op) {
       continue;
     }
     const int64_t k = w[2 + d];
-    out[d] = (in_spatial[d] + 2 * at_or(padding, d, 0) - at_or(dilation, d, 1) * (k - 1) - 1) /
-                 at_or(stride, d, 1) + 1;
+    out[d] = (in_spatial[d] + 2 * at_or(padding, d, 0) - at_or(dilation, d, 1) * (k - 1) - 1) / at_or(stride, d, 1) + 1;
   }
   return conv_flops(x, w, out);
 }
@@ -207,8 +206,24 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 enum class Rule {
-  none, conv, conv_generic, conv_transpose, conv_backward, mm, addmm, bmm, baddbmm, matmul,
-  linear, sdpa, sdpa_backward, rnn, cudnn_rnn_backward, mkldnn_rnn_backward, bag, bag_backward
+  none,
+  conv,
+  conv_generic,
+  conv_transpose,
+  conv_backward,
+  mm,
+  addmm,
+  bmm,
+  baddbmm,
+  matmul,
+  linear,
+  sdpa,
+  sdpa_backward,
+  rnn,
+  cudnn_rnn_backward,
+  mkldnn_rnn_backward,
+  bag,
+  bag_backward
 };
 
 Rule rule_for(std::string_view op) {
@@ -216,8 +231,7 @@ Rule rule_for(std::string_view op) {
   op.remove_prefix(6);
   if (op == "convolution" || op == "_convolution") return Rule::conv_generic;
   if (op == "conv1d" || op == "conv2d" || op == "conv3d") return Rule::conv;
-  if (op == "conv_transpose1d" || op == "conv_transpose2d" || op == "conv_transpose3d")
-    return Rule::conv_transpose;
+  if (op == "conv_transpose1d" || op == "conv_transpose2d" || op == "conv_transpose3d") return Rule::conv_transpose;
   if (op == "convolution_backward") return Rule::conv_backward;
   if (op == "mm") return Rule::mm;
   if (op == "addmm") return Rule::addmm;

@@ -69,9 +69,8 @@ FlopCounter::FlopCounter() : tally_(std::make_unique<FlopTally>()) {
   FlopTally* expected = nullptr;
   if (!g_tally.compare_exchange_strong(expected, tally_.get()))
     throw Error("only one FLOP counter can be active in a process at a time");
-  handle_ = at::addGlobalCallback(at::RecordFunctionCallback(on_op_start, on_op_end)
-                                      .needsInputs(true)
-                                      .scopes({at::RecordScope::FUNCTION}));
+  handle_ = at::addGlobalCallback(
+      at::RecordFunctionCallback(on_op_start, on_op_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
 }
 
 FlopCounter::~FlopCounter() {
@@ -184,8 +183,8 @@ std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() con
   const double rate = achieved();
   std::vector<std::pair<std::string, std::string>> lines;
   lines.push_back({"FLOPs", fmt::format("{} per sample ({}); {} per iteration: forward {}, backward {}, optimizer {}",
-                                        si(total / samples_, "FLOP"), unit_,
-                                        si(total / n, "FLOP"), si(totals_[phase_index(Phase::forward)] / n, "FLOP"),
+                                        si(total / samples_, "FLOP"), unit_, si(total / n, "FLOP"),
+                                        si(totals_[phase_index(Phase::forward)] / n, "FLOP"),
                                         si(totals_[phase_index(Phase::backward)] / n, "FLOP"),
                                         si(totals_[phase_index(Phase::optimizer)] / n, "FLOP"))});
   if (rate <= 0) return lines;
@@ -201,8 +200,8 @@ std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() con
                                                 si(peak, "FLOP/s"), dtype_, source)});
       if (rate > peak) lines.push_back({"", "above 100%: " + above_peak_reason(p)});
     } else {
-      lines.push_back({"% of peak", std::string(kind) + " peak: n/a (" +
-                                        p.value("not_available", std::string("unknown")) + ")"});
+      lines.push_back(
+          {"% of peak", std::string(kind) + " peak: n/a (" + p.value("not_available", std::string("unknown")) + ")"});
     }
   }
   return lines;

@@ -15,7 +15,8 @@ struct Stat {
   double mean = 0, max = 0;
 };
 
-Stat stat_of(const std::vector<NvmlSample>& samples, const std::function<std::optional<double>(const NvmlSample&)>& get) {
+Stat stat_of(const std::vector<NvmlSample>& samples,
+             const std::function<std::optional<double>(const NvmlSample&)>& get) {
   Stat s;
   double sum = 0;
   for (const auto& x : samples) {
@@ -100,10 +101,12 @@ void GpuProbe::contribute(nlohmann::json& result) const {
   g["sample_period_s"] = period_s_;
   g["utilization_gpu"] = to_json(stat_of(samples_, [](const NvmlSample& s) { return s.gpu_util; }), none);
   g["utilization_memory"] = to_json(stat_of(samples_, [](const NvmlSample& s) { return s.memory_util; }), none);
-  g["memory_used_bytes"] = to_json(stat_of(samples_, [](const NvmlSample& s) -> std::optional<double> {
-                                     if (!s.memory_used_bytes) return std::nullopt;
-                                     return static_cast<double>(*s.memory_used_bytes);
-                                   }), none);
+  g["memory_used_bytes"] = to_json(stat_of(samples_,
+                                           [](const NvmlSample& s) -> std::optional<double> {
+                                             if (!s.memory_used_bytes) return std::nullopt;
+                                             return static_cast<double>(*s.memory_used_bytes);
+                                           }),
+                                   none);
   g["power_w"] = to_json(stat_of(samples_, [](const NvmlSample& s) { return s.power_w; }), none);
   result["gpu"] = g;
 }
@@ -119,9 +122,9 @@ nlohmann::json GpuProbe::kernel_section() const {
 std::string GpuProbe::kernel_line() const {
   const nlohmann::json k = kernel_section();
   if (!k["kernel_busy_share"].is_number()) return "n/a (" + k["not_available"].get<std::string>() + ")";
-  std::string line = fmt::format("busy {:.0f}% of wall time, {:.3g} ms of kernels per iteration",
-                                 100 * k["kernel_busy_share"].get<double>(),
-                                 1e3 * k["kernel_seconds_per_iteration"].get<double>());
+  std::string line =
+      fmt::format("busy {:.0f}% of wall time, {:.3g} ms of kernels per iteration",
+                  100 * k["kernel_busy_share"].get<double>(), 1e3 * k["kernel_seconds_per_iteration"].get<double>());
   const auto& top = k["top_kernels"];
   for (size_t i = 0; i < top.size() && i < 3; ++i)
     line += fmt::format("{}{} {:.0f}%", i == 0 ? "; top: " : ", ", top[i]["name"].get<std::string>().substr(0, 48),
@@ -144,11 +147,11 @@ std::vector<std::pair<std::string, std::string>> GpuProbe::summary_lines() const
   auto num = [](const nlohmann::json& v, double scale, const char* unit) {
     return v["mean"].is_number() ? fmt::format("{:.1f} {}", v["mean"].get<double>() * scale, unit) : std::string("n/a");
   };
-  return {{"GPU", fmt::format("{}: utilization.gpu {} (share of time any kernel ran), memory utilisation {}, "
-                              "{} used, {} mean power",
-                              device_name_, pct(g["utilization_gpu"]), pct(g["utilization_memory"]),
-                              num(g["memory_used_bytes"], 1.0 / (1024.0 * 1024 * 1024), "GiB"),
-                              num(g["power_w"], 1.0, "W"))},
+  return {{"GPU",
+           fmt::format("{}: utilization.gpu {} (share of time any kernel ran), memory utilisation {}, "
+                       "{} used, {} mean power",
+                       device_name_, pct(g["utilization_gpu"]), pct(g["utilization_memory"]),
+                       num(g["memory_used_bytes"], 1.0 / (1024.0 * 1024 * 1024), "GiB"), num(g["power_w"], 1.0, "W"))},
           {"GPU kernels", kernel_line()}};
 }
 

@@ -105,8 +105,8 @@ void GradientProbe::contribute(nlohmann::json& result) const {
       }
       ready.push_back(n > 0 ? nlohmann::json(sum / n) : nlohmann::json(nullptr));
     }
-    out.push_back({{"share_of_backward", total > 0 ? pass_seconds[j] / total : 1.0 / passes},
-                   {"ready_fraction", ready}});
+    out.push_back(
+        {{"share_of_backward", total > 0 ? pass_seconds[j] / total : 1.0 / passes}, {"ready_fraction", ready}});
   }
   result["gradients"] = {
       {"definition",

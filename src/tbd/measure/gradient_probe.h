@@ -47,7 +47,7 @@ class GradientProbe : public Probe {
   std::mutex mutex_;     // hooks may run on autograd's threads
   bool counting_ = false, in_backward_ = false;
   Clock::time_point pass_begin_;
-  std::vector<Pass> current_;                // this iteration's passes
+  std::vector<Pass> current_;                  // this iteration's passes
   std::vector<std::vector<Pass>> iterations_;  // finished instrumented iterations
 };
 

@@ -81,9 +81,10 @@ nlohmann::json summarize_kernels(const std::vector<DeviceActivity>& activities, 
           {"memcpy_seconds_per_iteration", memcpy_s / n},
           {"memset_seconds_per_iteration", memset_s / n},
           {"top_kernels", top_kernels},
-          {"definition", "kernel_busy_share = length of the union of kernel intervals / wall time of the "
-                         "profiled iterations (Kineto CUDA activity); the profiled iterations run after the "
-                         "measured windows"}};
+          {"definition",
+           "kernel_busy_share = length of the union of kernel intervals / wall time of the "
+           "profiled iterations (Kineto CUDA activity); the profiled iterations run after the "
+           "measured windows"}};
 }
 
 }  // namespace tbd

@@ -24,7 +24,14 @@
 namespace tbd {
 
 enum class MemoryCategory {
-  weights, weight_gradients, optimizer_state, inputs, feature_maps, workspace, dynamic, other
+  weights,
+  weight_gradients,
+  optimizer_state,
+  inputs,
+  feature_maps,
+  workspace,
+  dynamic,
+  other
 };
 constexpr int kMemoryCategories = 8;
 const char* to_string(MemoryCategory c);
@@ -84,7 +91,7 @@ class MemoryProbe : public Probe {
   // the weights at the end of each backward phase.
   std::vector<at::Tensor> weights_, optimizer_state_;
   std::vector<void*> batch_externals_;  // batch storages allocated before tracking began
-  nlohmann::json allocator_;             // the CUDA caching allocator's statistics, CUDA runs
+  nlohmann::json allocator_;            // the CUDA caching allocator's statistics, CUDA runs
 };
 
 }  // namespace tbd

@@ -24,8 +24,8 @@ struct Nvml::Api {
   nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned int) = nullptr;
   nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
   nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
-  nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;                // milliwatts
-  nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;        // millijoules
+  nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;         // milliwatts
+  nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;  // millijoules
 };
 
 namespace {
@@ -40,8 +40,7 @@ Nvml::Nvml(const std::string& library) : api_(std::make_unique<Api>()) {
   handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* err = dlerror();
-    why_ = "NVML not found (" + library + ": " + (err ? err : "dlopen failed") +
-           "); no NVIDIA driver on this machine";
+    why_ = "NVML not found (" + library + ": " + (err ? err : "dlopen failed") + "); no NVIDIA driver on this machine";
     return;
   }
   Api& a = *api_;

@@ -60,8 +60,7 @@ void OpsProbe::start() {
   OpTimes* expected = nullptr;
   if (!g_times.compare_exchange_strong(expected, times_.get()))
     throw Error("only one ops probe can be active in a process at a time");
-  handle_ = at::addGlobalCallback(
-      at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
+  handle_ = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
 }
 
 void OpsProbe::stop() {
@@ -110,8 +109,12 @@ void OpsProbe::contribute(nlohmann::json& result) const {
   std::map<std::string, OpStats> classes;
   for (const auto& [key, s] : rows) {
     auto [op, cls] = split_op_key(key);
-    ops.push_back({{"op", op}, {"class", cls}, {"calls", s.calls}, {"self_s", s.self_s},
-                   {"total_s", s.total_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0},
+    ops.push_back({{"op", op},
+                   {"class", cls},
+                   {"calls", s.calls},
+                   {"self_s", s.self_s},
+                   {"total_s", s.total_s},
+                   {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0},
                    {"calls_per_iteration", static_cast<double>(s.calls) / static_cast<double>(iterations_)}});
     classes[cls].calls += s.calls;
     classes[cls].self_s += s.self_s;
@@ -120,8 +123,8 @@ void OpsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json by_class = nlohmann::json::object();
   for (const auto& c : op_class_names()) {
     const OpStats s = classes.count(c) ? classes.at(c) : OpStats{};
-    by_class[c] = {{"calls", s.calls}, {"self_s", s.self_s},
-                   {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0}};
+    by_class[c] = {
+        {"calls", s.calls}, {"self_s", s.self_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0}};
   }
   o["by_class"] = by_class;
   result["ops"] = o;
@@ -143,14 +146,14 @@ std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const
     if (t / total >= 0.005) cls += fmt::format("{}{} {:.1f}%", cls.empty() ? "" : ", ", c, 100 * t / total);
   lines.push_back({"op classes", cls + " (share of op self time)"});
   const double n = static_cast<double>(iterations_);
-  lines.push_back({"top ops", fmt::format("{:<40} {:>13} {:>10} {:>7}  {}", "op", "self ms/iter", "calls/iter",
-                                          "share", "class")});
+  lines.push_back(
+      {"top ops", fmt::format("{:<40} {:>13} {:>10} {:>7}  {}", "op", "self ms/iter", "calls/iter", "share", "class")});
   for (size_t i = 0; i < rows.size() && static_cast<int>(i) < top_n_; ++i) {
     auto [op, c] = split_op_key(rows[i].first);
     if (op.size() > 40) op = op.substr(0, 37) + "...";
-    lines.push_back({"", fmt::format("{:<40} {:>13.3f} {:>10.1f} {:>6.1f}%  {}", op, 1e3 * rows[i].second.self_s / n,
-                                     static_cast<double>(rows[i].second.calls) / n,
-                                     100 * rows[i].second.self_s / total, c)});
+    lines.push_back(
+        {"", fmt::format("{:<40} {:>13.3f} {:>10.1f} {:>6.1f}%  {}", op, 1e3 * rows[i].second.self_s / n,
+                         static_cast<double>(rows[i].second.calls) / n, 100 * rows[i].second.self_s / total, c)});
   }
   return lines;
 }

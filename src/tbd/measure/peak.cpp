@@ -1,12 +1,12 @@
-#include "tbd/core/utc_time.h"
 #include "tbd/measure/peak.h"
+#include "tbd/core/utc_time.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
 #include <unistd.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,7 +60,6 @@ std::string device_name(c10::Device device) {
   return "unknown " + device.str();
 }
 
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -77,9 +76,7 @@ double cv_of(const std::vector<double>& v) {
   return m > 0 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) / m : 0;
 }
 
-nlohmann::json not_available(const std::string& why) {
-  return {{"flops_per_s", nullptr}, {"not_available", why}};
-}
+nlohmann::json not_available(const std::string& why) { return {{"flops_per_s", nullptr}, {"not_available", why}}; }
 
 bool has_flag(const std::string& flags, const std::string& f) {
   return (" " + flags + " ").find(" " + f + " ") != std::string::npos;
@@ -155,10 +152,9 @@ nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype, c
           {"cv", cv_of(rates)},
           {"threads", at::get_num_threads()},
           {"measured_utc", utc_now()},
-          {"provenance", "median rate of " + std::to_string(rates.size()) + " trials of " +
-                             std::to_string(reps) + " × at::mm_out on " + std::to_string(n) + "×" +
-                             std::to_string(n) + " " + dtype + " matrices (2n³ FLOPs each), " +
-                             "measured by `tbd env --peak`"}};
+          {"provenance", "median rate of " + std::to_string(rates.size()) + " trials of " + std::to_string(reps) +
+                             " × at::mm_out on " + std::to_string(n) + "×" + std::to_string(n) + " " + dtype +
+                             " matrices (2n³ FLOPs each), " + "measured by `tbd env --peak`"}};
 }
 
 std::optional<nlohmann::json> load_cached_peak(const std::string& key, const std::string& dtype) {
@@ -199,14 +195,13 @@ void store_cached_peak(const std::string& key, const nlohmann::json& measurement
   if (ec) throw Error("cannot write the peak cache " + path.string() + ": " + ec.message());
 }
 
-double cpu_flops_per_cycle(const std::string& vendor, int family, const std::string& flags,
-                           const std::string& dtype, std::string& why) {
+double cpu_flops_per_cycle(const std::string& vendor, int family, const std::string& flags, const std::string& dtype,
+                           std::string& why) {
   const bool amd = vendor == "AuthenticAMD";
   if (dtype == "fp32") {
     if (has_flag(flags, "avx512f")) {
       if (amd && family < 26) {  // Zen 4 executes AVX-512 on 256-bit units
-        why = "AVX-512 on AMD family " + std::to_string(family) +
-              " (256-bit datapath): 2 FMA units × 8 FP32 lanes × 2";
+        why = "AVX-512 on AMD family " + std::to_string(family) + " (256-bit datapath): 2 FMA units × 8 FP32 lanes × 2";
         return 32;
       }
       why = "AVX-512: assumes 2 FMA units × 16 FP32 lanes × 2";
@@ -249,16 +244,18 @@ double gpu_datasheet_flops(const std::string& name, const std::string& dtype) {
   };
   // Vendor datasheets (dense, no sparsity). More specific names first.
   static const Row table[] = {
-      {"H200", 67, 495, 989, 989},     {"H100 PCIe", 51, 378, 756, 756},
-      {"H100", 67, 495, 989, 989},     {"A100", 19.5, 156, 312, 312},
-      {"A10G", 31.2, 62.5, 125, 125},  {"A10", 31.2, 62.5, 125, 125},
-      {"L40S", 91.6, 183, 362, 362},   {"L4", 30.3, 60, 121, 121},
-      {"V100", 15.7, 0, 0, 125},       {"T4", 8.1, 0, 0, 65},
+      {"H200", 67, 495, 989, 989},   {"H100 PCIe", 51, 378, 756, 756}, {"H100", 67, 495, 989, 989},
+      {"A100", 19.5, 156, 312, 312}, {"A10G", 31.2, 62.5, 125, 125},   {"A10", 31.2, 62.5, 125, 125},
+      {"L40S", 91.6, 183, 362, 362}, {"L4", 30.3, 60, 121, 121},       {"V100", 15.7, 0, 0, 125},
+      {"T4", 8.1, 0, 0, 65},
   };
   for (const auto& r : table) {
     if (name.find(r.match) == std::string::npos) continue;
-    const double t = dtype == "fp32" ? r.fp32 : dtype == "tf32" ? r.tf32 : dtype == "bf16" ? r.bf16
-                   : dtype == "fp16" ? r.fp16 : 0;
+    const double t = dtype == "fp32"   ? r.fp32
+                     : dtype == "tf32" ? r.tf32
+                     : dtype == "bf16" ? r.bf16
+                     : dtype == "fp16" ? r.fp16
+                                       : 0;
     return t * 1e12;
   }
   return 0;
@@ -311,8 +308,8 @@ nlohmann::json peaks_for_run(c10::Device device, int threads, const std::string&
     std::string how = "run `tbd env --peak";
     if (!device.is_cpu()) how += " --device " + device.str();
     if (device.is_cpu()) how += " --threads " + std::to_string(threads);
-    measured = not_available("no measured " + dtype + " peak for this machine in " + peak_cache_path() + ": " +
-                             how + "`");
+    measured =
+        not_available("no measured " + dtype + " peak for this machine in " + peak_cache_path() + ": " + how + "`");
   }
   return {{"measured", measured}, {"datasheet", datasheet_peak(device, dtype, threads)}};
 }

@@ -22,10 +22,10 @@ std::string peak_cache_path();
 std::string peak_machine_key(c10::Device device, int threads);
 
 struct GemmPeakOptions {
-  int64_t size = 0;              // n of the n×n×n GEMM; 0: 2048 on CPU, 8192 on GPUs
-  double trial_seconds = 0.25;   // each trial repeats the GEMM at least this long
+  int64_t size = 0;             // n of the n×n×n GEMM; 0: 2048 on CPU, 8192 on GPUs
+  double trial_seconds = 0.25;  // each trial repeats the GEMM at least this long
   int min_trials = 5, max_trials = 15;
-  double target_cv = 0.03;       // more trials until the trials' CV is below this
+  double target_cv = 0.03;  // more trials until the trials' CV is below this
 };
 
 // The precisions `tbd env --peak` measures: fp32 and bf16 on CPUs; fp32,
@@ -35,8 +35,7 @@ std::vector<std::string> peak_dtypes(c10::Device device);
 // Measures dtype ("fp32", "tf32", "bf16" or "fp16") GEMM FLOP/s on the device with the current
 // thread setting. Returns {flops_per_s, dtype, gemm_n, trials, cv, ...} or
 // {flops_per_s: null, not_available: reason}.
-nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype,
-                                 const GemmPeakOptions& options = {});
+nlohmann::json measure_gemm_peak(c10::Device device, const std::string& dtype, const GemmPeakOptions& options = {});
 
 // Reads and writes the cache; store merges into the file atomically.
 std::optional<nlohmann::json> load_cached_peak(const std::string& key, const std::string& dtype);
@@ -48,8 +47,8 @@ nlohmann::json datasheet_peak(c10::Device device, const std::string& dtype, int 
 
 // FLOPs per cycle per core of a CPU from its /proc/cpuinfo vendor, family and
 // flags; 0 when unknown. `why` says which assumption was used.
-double cpu_flops_per_cycle(const std::string& vendor, int family, const std::string& flags,
-                           const std::string& dtype, std::string& why);
+double cpu_flops_per_cycle(const std::string& vendor, int family, const std::string& flags, const std::string& dtype,
+                           std::string& why);
 // Dense FLOP/s of a known NVIDIA GPU (by name) for fp32, tf32, bf16, fp16; 0 when unknown.
 double gpu_datasheet_flops(const std::string& name, const std::string& dtype);
 

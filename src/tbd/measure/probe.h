@@ -30,14 +30,14 @@ struct RunContext {
 };
 
 struct IterationRecord {
-  int repetition = 0;       // 0-based; -1 for warm-up and instrumented iterations
-  int64_t index = 0;        // within its repetition (or warm-up)
-  bool measured = false;    // a timed or instrumented iteration; false during warm-up
-  double seconds = 0;       // wall time of the whole iteration, device synchronised
+  int repetition = 0;                    // 0-based; -1 for warm-up and instrumented iterations
+  int64_t index = 0;                     // within its repetition (or warm-up)
+  bool measured = false;                 // a timed or instrumented iteration; false during warm-up
+  double seconds = 0;                    // wall time of the whole iteration, device synchronised
   std::optional<double> device_seconds;  // CUDA-event time of the same span (CUDA runs only)
-  double data_wait_s = 0;   // part of it spent blocked in next_batch()
-  int64_t samples = 0;      // in the workload's sample unit
-  PhaseClock phases;        // host time in forward, backward, optimizer and the gradient sync
+  double data_wait_s = 0;                // part of it spent blocked in next_batch()
+  int64_t samples = 0;                   // in the workload's sample unit
+  PhaseClock phases;                     // host time in forward, backward, optimizer and the gradient sync
   double loss = 0;
 };
 
@@ -53,9 +53,9 @@ enum class ProbeKind { timed, analysis };
 // The clean timing of the timed windows, handed to analysis probes so that
 // rates (FLOP/s, utilisation) use the uninstrumented step's time.
 struct TimedFigures {
-  int64_t iterations = 0;     // timed iterations that completed
-  double samples = 0;         // their samples, in the workload's unit
-  double seconds = 0;         // their summed iteration time
+  int64_t iterations = 0;  // timed iterations that completed
+  double samples = 0;      // their samples, in the workload's unit
+  double seconds = 0;      // their summed iteration time
   double samples_per_s() const { return seconds > 0 ? samples / seconds : 0; }
 };
 

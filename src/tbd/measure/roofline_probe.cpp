@@ -32,9 +32,7 @@ double tensor_bytes(const at::Tensor& t) {
   return static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
 }
 
-const void* storage_of(const at::Tensor& t) {
-  return t.defined() && t.has_storage() ? t.storage().data() : nullptr;
-}
+const void* storage_of(const at::Tensor& t) { return t.defined() && t.has_storage() ? t.storage().data() : nullptr; }
 
 // Calls f on every tensor in a list of boxed values (tensors, tensor lists, optional tensors).
 template <class F>
@@ -52,9 +50,7 @@ void for_each_tensor(c10::ArrayRef<c10::IValue> values, const F& f) {
 }
 
 // Writing without reading the target: its old contents are not read.
-bool overwrites_self(std::string_view op) {
-  return op == "aten::copy_" || op == "aten::fill_" || op == "aten::zero_";
-}
+bool overwrites_self(std::string_view op) { return op == "aten::copy_" || op == "aten::fill_" || op == "aten::zero_"; }
 
 struct Frame : at::ObserverContext {
   double start = 0;
@@ -154,8 +150,9 @@ nlohmann::json judge_roofline_unit(const std::string& op, const std::string& cls
     return u;
   }
   const double ideal = std::max({compute_s, memory_s, overhead_s});
-  u["bound"] = ideal == compute_s && compute_s > 0 ? "compute" : ideal == memory_s && memory_s > 0 ? "memory"
-                                                                                                    : "overhead";
+  u["bound"] = ideal == compute_s && compute_s > 0 ? "compute"
+               : ideal == memory_s && memory_s > 0 ? "memory"
+                                                   : "overhead";
   u["attainable_s"] = ideal;
   u["headroom_s"] = std::max(0.0, s.seconds / n - ideal);
   return u;
@@ -231,7 +228,8 @@ nlohmann::json RooflineProbe::judged() const {
     double headroom = 0;
     for (const auto& u : ops)
       if (u["class"] == cls && u["bound"].is_string()) {
-        by_bound[u["bound"].get<std::string>()] = by_bound[u["bound"].get<std::string>()].get<double>() + u["seconds"].get<double>();
+        by_bound[u["bound"].get<std::string>()] =
+            by_bound[u["bound"].get<std::string>()].get<double>() + u["seconds"].get<double>();
         headroom += u["headroom_s"].get<double>();
       }
     row["seconds_by_bound"] = by_bound;
@@ -261,8 +259,9 @@ void RooflineProbe::contribute(nlohmann::json& result) const {
   for (const char* c : {"compute", "memory_bandwidth", "dispatch_overhead"})
     if (!ceilings_.contains(c) || ceilings_[c].contains("not_available")) judged_all = false;
   if (!judged_all)
-    r["verdicts_not_available"] = "a ceiling is not measured on this machine (see ceilings): bounds and headroom "
-                                  "are null until `tbd env --peak` measures it";
+    r["verdicts_not_available"] =
+        "a ceiling is not measured on this machine (see ceilings): bounds and headroom "
+        "are null until `tbd env --peak` measures it";
   const nlohmann::json j = judged();
   r["by_op"] = j["ops"];
   r["by_class"] = j["by_class"];
@@ -288,9 +287,9 @@ std::vector<std::pair<std::string, std::string>> RooflineProbe::summary_lines() 
   for (const auto& u : j["ops"]) {
     if (!u["headroom_s"].is_number() || shown == 3) break;
     lines.push_back({shown++ == 0 ? "headroom" : "",
-                     fmt::format("{} ({}-bound): {:.3f} ms/iter above its ceiling of {:.3f}", u["op"].get<std::string>(),
-                                 u["bound"].get<std::string>(), 1e3 * u["headroom_s"].get<double>(),
-                                 1e3 * u["attainable_s"].get<double>())});
+                     fmt::format("{} ({}-bound): {:.3f} ms/iter above its ceiling of {:.3f}",
+                                 u["op"].get<std::string>(), u["bound"].get<std::string>(),
+                                 1e3 * u["headroom_s"].get<double>(), 1e3 * u["attainable_s"].get<double>())});
   }
   return lines;
 }

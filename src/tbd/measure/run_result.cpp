@@ -43,11 +43,11 @@ void headline_global_throughput(const Session& s, std::vector<std::pair<std::str
   for (auto& [label, text] : lines)
     if (label == "throughput") label = "rank 0";
   const std::string unit = s.workload->info().sample_unit;
-  lines.insert(lines.begin(), {"throughput", fmt::format("{:.4g} {}/s across {} ranks (sum of every rank's timed "
-                                                         "throughput; global batch {})",
-                                                         s.distributed["global_samples_per_s"].get<double>(), unit,
-                                                         s.options.world_size,
-                                                         s.options.batch_size * s.options.world_size)});
+  lines.insert(lines.begin(),
+               {"throughput", fmt::format("{:.4g} {}/s across {} ranks (sum of every rank's timed "
+                                          "throughput; global batch {})",
+                                          s.distributed["global_samples_per_s"].get<double>(), unit,
+                                          s.options.world_size, s.options.batch_size * s.options.world_size)});
 }
 
 }  // namespace
@@ -59,14 +59,15 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   result["environment"] = s.environment;
   result["workload"] = workload_section(s);
   result["partial"] = s.partial;
-  result["framework"] = {
-      {"cudnn_benchmark", s.cudnn_benchmark},
-      {"host_allocator", {{"requested", s.host_allocator.requested},
-                          {"applied", s.host_allocator.applied},
-                          {"detail", s.host_allocator.detail}}},
-      {"definition", "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
-                     "candidates on first use (CUDA runs of workloads whose shapes repeat); host_allocator: "
-                     "what the C allocator does with freed host memory (retain: kept for the next iteration)"}};
+  result["framework"] = {{"cudnn_benchmark", s.cudnn_benchmark},
+                         {"host_allocator",
+                          {{"requested", s.host_allocator.requested},
+                           {"applied", s.host_allocator.applied},
+                           {"detail", s.host_allocator.detail}}},
+                         {"definition",
+                          "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
+                          "candidates on first use (CUDA runs of workloads whose shapes repeat); host_allocator: "
+                          "what the C allocator does with freed host memory (retain: kept for the next iteration)"}};
   nlohmann::json windows = nlohmann::json::array();
   for (const auto& [begin, end] : s.wall_clock.windows) windows.push_back({{"start", begin}, {"end", end}});
   result["wall_clock"] = {{"unit", "ms since the Unix epoch (system clock)"},
@@ -75,9 +76,10 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
                           {"warmup_end", s.wall_clock.warmup_end},
                           {"windows", windows},
                           {"end", s.wall_clock.end},
-                          {"definition", "when the run began, its workload was built (and peers joined), the "
-                                         "warm-up ended, each timed repetition began and ended, and the run "
-                                         "ended; --mllog's events carry these times"}};
+                          {"definition",
+                           "when the run began, its workload was built (and peers joined), the "
+                           "warm-up ended, each timed repetition began and ended, and the run "
+                           "ended; --mllog's events carry these times"}};
   result["warmup"] = {{"iterations", s.warmup.iterations},
                       {"mode", s.options.warmup_auto ? "auto" : "fixed"},
                       {"ended_by", s.warmup.ended_by},
@@ -95,8 +97,9 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   for (auto* p : s.analysis_probes) analysis_names.push_back(p->name());
   result["instrumented"] = {{"iterations", s.instrumented_iterations},
                             {"probes", analysis_names},
-                            {"note", "iterations after the timed windows in which the analysis probes ran; "
-                                     "they are in no time statistic"}};
+                            {"note",
+                             "iterations after the timed windows in which the analysis probes ran; "
+                             "they are in no time statistic"}};
   if (s.conditions_start && s.conditions_end)
     result["timing_conditions"] = timing_conditions(*s.conditions_start, *s.conditions_end);
   if (s.distributed.is_object()) result["distributed"] = s.distributed;

@@ -72,9 +72,10 @@ TimeProbe::Rate TimeProbe::rate() const {
 // parts add up to the mean iteration time; docs/metrics.md#phases).
 nlohmann::json TimeProbe::phase_section() const {
   if (device_ != "cpu")
-    return {{"not_available", "on " + device_ + " the phases run asynchronously: the host's time in a phase is the "
-                              "time to queue its kernels, not theirs (see device_time and the gpu probe's kernel "
-                              "view)"}};
+    return {{"not_available", "on " + device_ +
+                                  " the phases run asynchronously: the host's time in a phase is the "
+                                  "time to queue its kernels, not theirs (see device_time and the gpu probe's kernel "
+                                  "view)"}};
   if (seconds_.empty()) return {{"not_available", "no timed iteration completed"}};
   const double n = static_cast<double>(seconds_.size());
   double total = 0;
@@ -92,10 +93,11 @@ nlohmann::json TimeProbe::phase_section() const {
           {"communication_ms", p.sync_s * ms},
           {"optimizer_ms", optimizer * ms},
           {"other_ms", std::max(0.0, total - accounted) * ms},
-          {"definition", "host steady-clock time: data = waiting for next_batch(); forward, backward, optimizer = "
-                         "the workload's phase ranges; communication = the data-parallel gradient synchronisation "
-                         "that ends backward (not part of backward_ms); other = the rest of the iteration (loss "
-                         "computed outside a phase, the final synchronisation, harness)"}};
+          {"definition",
+           "host steady-clock time: data = waiting for next_batch(); forward, backward, optimizer = "
+           "the workload's phase ranges; communication = the data-parallel gradient synchronisation "
+           "that ends backward (not part of backward_ms); other = the rest of the iteration (loss "
+           "computed outside a phase, the final synchronisation, harness)"}};
 }
 
 void TimeProbe::contribute(nlohmann::json& result) const {
@@ -122,10 +124,15 @@ void TimeProbe::contribute(nlohmann::json& result) const {
   // host (data, kernel launches) keeps the GPU waiting.
   if (!device_seconds_.empty()) {
     const Summary d = summarize(device_seconds_);
-    result["device_time"] = {{"n", d.n},          {"mean_s", d.mean},     {"median_s", d.median},
-                             {"stddev_s", d.stddev}, {"min_s", d.min},     {"max_s", d.max},
-                             {"definition", "CUDA events recorded on the current stream when the iteration "
-                                            "starts and after its step was queued"}};
+    result["device_time"] = {{"n", d.n},
+                             {"mean_s", d.mean},
+                             {"median_s", d.median},
+                             {"stddev_s", d.stddev},
+                             {"min_s", d.min},
+                             {"max_s", d.max},
+                             {"definition",
+                              "CUDA events recorded on the current stream when the iteration "
+                              "starts and after its step was queued"}};
   } else {
     result["device_time"] = {{"mean_s", nullptr},
                              {"not_available", "device events exist only on CUDA; this run used " + device_}};
@@ -137,9 +144,7 @@ void TimeProbe::contribute(nlohmann::json& result) const {
   const Rate rate = rate_of(totals, samples_, seconds_);
   double total_samples = 0, total_seconds = 0;
   for (size_t i = 0; i < seconds_.size(); ++i) total_samples += samples_[i], total_seconds += seconds_[i];
-  nlohmann::json throughput = {{"unit", unit_ + "/s"},
-                               {"samples", total_samples},
-                               {"seconds", total_seconds}};
+  nlohmann::json throughput = {{"unit", unit_ + "/s"}, {"samples", total_samples}, {"seconds", total_seconds}};
   if (total_seconds > 0) {
     throughput["samples_per_s"] = rate.estimate.value;
     throughput["ci95"] = {rate.estimate.ci95_low, rate.estimate.ci95_high};
@@ -154,12 +159,14 @@ void TimeProbe::contribute(nlohmann::json& result) const {
   for (size_t rep = 0; rep < totals.seconds.size(); ++rep) {
     const double n = totals.samples[rep], t = totals.seconds[rep];
     if (t > 0) rates.push_back(n / t);
-    reps.push_back({{"iterations", static_cast<int64_t>(totals.iterations[rep])}, {"seconds", t}, {"samples", n},
+    reps.push_back({{"iterations", static_cast<int64_t>(totals.iterations[rep])},
+                    {"seconds", t},
+                    {"samples", n},
                     {"samples_per_s", t > 0 ? nlohmann::json(n / t) : nlohmann::json(nullptr)}});
   }
   throughput["repetitions"] = reps;
-  throughput["repetition_cv"] = rates.size() >= 2 ? nlohmann::json(stddev_of(rates) / mean_of(rates))
-                                                  : nlohmann::json(nullptr);
+  throughput["repetition_cv"] =
+      rates.size() >= 2 ? nlohmann::json(stddev_of(rates) / mean_of(rates)) : nlohmann::json(nullptr);
   result["throughput"] = throughput;
 }
 
@@ -174,19 +181,19 @@ std::vector<std::pair<std::string, std::string>> TimeProbe::summary_lines() cons
     ci = fmt::format("  (95% CI {:.4g} – {:.4g} across {} repetitions)", rate.estimate.ci95_low,
                      rate.estimate.ci95_high, rate.units);
   else
-    ci = fmt::format("  (95% CI {:.4g} – {:.4g} across iterations of one repetition: run-to-run noise not "
-                     "included; use --repeat)",
-                     rate.estimate.ci95_low, rate.estimate.ci95_high);
+    ci = fmt::format(
+        "  (95% CI {:.4g} – {:.4g} across iterations of one repetition: run-to-run noise not "
+        "included; use --repeat)",
+        rate.estimate.ci95_low, rate.estimate.ci95_high);
   std::vector<std::pair<std::string, std::string>> lines = {
       {"throughput", fmt::format("{:.4g} {}/s{}", rate.estimate.value, unit_, ci)},
       {"iteration", fmt::format("median {:.4g} ms  mean {:.4g} ms  sd {:.3g} ms  p5 {:.4g}  p95 {:.4g} ms  n={}",
-                                s.median * 1e3, s.mean * 1e3, s.stddev * 1e3, s.p5 * 1e3,
-                                s.p95 * 1e3, s.n)},
+                                s.median * 1e3, s.mean * 1e3, s.stddev * 1e3, s.p5 * 1e3, s.p95 * 1e3, s.n)},
   };
   if (!device_seconds_.empty()) {
     const Summary d = summarize(device_seconds_);
-    lines.push_back({"device time", fmt::format("median {:.4g} ms  mean {:.4g} ms (CUDA events)", d.median * 1e3,
-                                                d.mean * 1e3)});
+    lines.push_back(
+        {"device time", fmt::format("median {:.4g} ms  mean {:.4g} ms (CUDA events)", d.median * 1e3, d.mean * 1e3)});
   }
   return lines;
 }

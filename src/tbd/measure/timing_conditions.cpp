@@ -101,16 +101,15 @@ std::vector<std::string> disturbances(const nlohmann::json& result) {
                           p.value("name", std::string("?")), p.value("pid", 0), 100 * p.value("cpu_share", 0.0));
     causes.push_back("other processes used the CPU during the timed windows: " + list);
   }
-  if (const auto* steal = find(*tc, {"steal_share"}); steal && steal->is_number() &&
-      steal->get<double>() >= kStealShareWarning)
-    causes.push_back(fmt::format("CPU steal {:.1f}% (the hypervisor ran other guests on these CPUs)",
-                                 100 * steal->get<double>()));
+  if (const auto* steal = find(*tc, {"steal_share"});
+      steal && steal->is_number() && steal->get<double>() >= kStealShareWarning)
+    causes.push_back(
+        fmt::format("CPU steal {:.1f}% (the hypervisor ran other guests on these CPUs)", 100 * steal->get<double>()));
   const auto* load = find(*tc, {"end", "load1"});
   const auto* cpus = find(*tc, {"online_cpus"});
-  if (load && load->is_number() && cpus && cpus->is_number() &&
-      load->get<double>() > cpus->get<double>() + 0.5)
-    causes.push_back(fmt::format("the machine was oversubscribed (load average {:.2f} on {} CPUs)",
-                                 load->get<double>(), cpus->get<int>()));
+  if (load && load->is_number() && cpus && cpus->is_number() && load->get<double>() > cpus->get<double>() + 0.5)
+    causes.push_back(fmt::format("the machine was oversubscribed (load average {:.2f} on {} CPUs)", load->get<double>(),
+                                 cpus->get<int>()));
   return causes;
 }
 
@@ -168,8 +167,7 @@ ConditionSnapshot take_condition_snapshot(const std::string& proc_root, int self
     }
     closedir(dir);
   }
-  if (const auto khz = read_number("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"))
-    s.clock_mhz = *khz / 1e3;
+  if (const auto khz = read_number("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq")) s.clock_mhz = *khz / 1e3;
   return s;
 }
 
@@ -200,8 +198,8 @@ nlohmann::json timing_conditions(const ConditionSnapshot& start, const Condition
     }
     std::sort(rows.rbegin(), rows.rend());
     for (size_t i = 0; i < rows.size() && i < 5; ++i)
-      busy.push_back({{"pid", std::get<1>(rows[i])}, {"name", std::get<2>(rows[i])},
-                      {"cpu_share", std::get<0>(rows[i])}});
+      busy.push_back(
+          {{"pid", std::get<1>(rows[i])}, {"name", std::get<2>(rows[i])}, {"cpu_share", std::get<0>(rows[i])}});
   }
   j["busy_processes"] = busy;
   const std::string cpufreq = sys_cpu_root + "/cpu0/cpufreq/";
@@ -214,10 +212,11 @@ nlohmann::json timing_conditions(const ConditionSnapshot& start, const Condition
     j["max_clock_mhz"] = nullptr;
     j["clock_not_available"] = "cpufreq is not exposed here (usual in virtual machines and containers)";
   }
-  j["definition"] = "snapshots as the timed windows begin and end: load1 from /proc/loadavg; steal_share = "
-                    "steal / all CPU ticks of /proc/stat between them; busy_processes: other processes that "
-                    "used at least 10% of a core meanwhile (share of one core); pinned: the affinity mask "
-                    "holds fewer CPUs than are online";
+  j["definition"] =
+      "snapshots as the timed windows begin and end: load1 from /proc/loadavg; steal_share = "
+      "steal / all CPU ticks of /proc/stat between them; busy_processes: other processes that "
+      "used at least 10% of a core meanwhile (share of one core); pinned: the affinity mask "
+      "holds fewer CPUs than are online";
   return j;
 }
 
@@ -232,11 +231,11 @@ std::vector<std::string> noise_warnings(const nlohmann::json& result) {
       if (r.contains("samples_per_s") && r["samples_per_s"].is_number()) rates.push_back(r["samples_per_s"]);
     const double m = mean_of(rates);
     if (rates.size() >= 2 && m > 0 && stddev_of(rates) / m > kRepetitionCvWarning)
-      warnings.push_back(fmt::format("throughput varied {:.0f}% (CV) across {} repetitions ({:.4g} to {:.4g} {}); "
-                                     "{}",
-                                     100 * stddev_of(rates) / m, rates.size(),
-                                     *std::min_element(rates.begin(), rates.end()),
-                                     *std::max_element(rates.begin(), rates.end()), unit, cause));
+      warnings.push_back(
+          fmt::format("throughput varied {:.0f}% (CV) across {} repetitions ({:.4g} to {:.4g} {}); "
+                      "{}",
+                      100 * stddev_of(rates) / m, rates.size(), *std::min_element(rates.begin(), rates.end()),
+                      *std::max_element(rates.begin(), rates.end()), unit, cause));
   }
   // Across iterations: time per sample, so variable batch sizes do not count
   // as noise; not at all where batch shapes vary by design (sentence lengths
@@ -257,9 +256,10 @@ std::vector<std::string> noise_warnings(const nlohmann::json& result) {
                                      100 * stddev_of(per_sample) / m, per_sample.size(), cause));
   }
   if (const auto* ended = find(result, {"warmup", "ended_by"}); ended && *ended == "cap")
-    warnings.push_back(fmt::format("--warmup auto stopped at its cap of {} iterations before iteration times "
-                                   "settled, so the first timed iterations may still be warming up; {}",
-                                   result["warmup"].value("iterations", 0), cause));
+    warnings.push_back(
+        fmt::format("--warmup auto stopped at its cap of {} iterations before iteration times "
+                    "settled, so the first timed iterations may still be warming up; {}",
+                    result["warmup"].value("iterations", 0), cause));
   // A loaded machine is worth saying even when this run's figures look steady.
   if (warnings.empty()) {
     std::string text;

@@ -20,11 +20,11 @@
 namespace tbd {
 
 struct ConditionSnapshot {
-  double wall_s = 0;                       // steady clock
-  std::optional<double> load1;             // /proc/loadavg, 1-minute average
-  std::optional<int64_t> steal_ticks, total_ticks;  // /proc/stat "cpu" line
+  double wall_s = 0;                                        // steady clock
+  std::optional<double> load1;                              // /proc/loadavg, 1-minute average
+  std::optional<int64_t> steal_ticks, total_ticks;          // /proc/stat "cpu" line
   std::map<int, std::pair<std::string, double>> processes;  // pid -> (name, CPU seconds) of other processes
-  std::optional<double> clock_mhz;         // scaling_cur_freq of cpu0, else /proc/cpuinfo
+  std::optional<double> clock_mhz;                          // scaling_cur_freq of cpu0, else /proc/cpuinfo
 };
 
 // Reads /proc under `proc_root` ("/proc" outside tests); `self` is excluded

@@ -1,8 +1,8 @@
 #include "tbd/measure/trace_probe.h"
 
 #include <kineto/ActivityType.h>
-#include <torch/csrc/autograd/profiler_kineto.h>
 #include <sys/statvfs.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,10 +44,14 @@ std::vector<DeviceActivity> device_activities_of(const std::vector<prof::KinetoE
     if (e.deviceType() == c10::DeviceType::CPU) continue;
     DeviceActivity a;
     const auto type = static_cast<K>(e.activityType());
-    if (type == K::CONCURRENT_KERNEL) a.kind = DeviceActivity::Kind::kernel;
-    else if (type == K::GPU_MEMCPY) a.kind = DeviceActivity::Kind::memcpy;
-    else if (type == K::GPU_MEMSET) a.kind = DeviceActivity::Kind::memset;
-    else continue;
+    if (type == K::CONCURRENT_KERNEL)
+      a.kind = DeviceActivity::Kind::kernel;
+    else if (type == K::GPU_MEMCPY)
+      a.kind = DeviceActivity::Kind::memcpy;
+    else if (type == K::GPU_MEMSET)
+      a.kind = DeviceActivity::Kind::memset;
+    else
+      continue;
     a.name = e.name();
     a.start_ns = e.startNs();
     a.end_ns = e.endNs();
@@ -102,7 +106,7 @@ bool ends_like_json(const std::string& file) {
 std::string space_note(const std::string& file) {
   const fs::path p(file);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  struct statvfs st{};
+  struct statvfs st {};
   if (statvfs(dir.c_str(), &st) == 0 && st.f_bavail == 0)
     return std::string(" (") + std::strerror(ENOSPC) + ": " + dir.string() + " is full)";
   return " (the disk may be full or failing)";
@@ -114,7 +118,8 @@ void check_trace_path(const std::string& path, bool per_rank, const std::string&
   std::error_code ec;
   if (per_rank) {
     if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-      throw UsageError(option + " " + path + " is a file, but a data-parallel run writes one trace per rank into a "
+      throw UsageError(option + " " + path +
+                       " is a file, but a data-parallel run writes one trace per rank into a "
                        "folder (rank-0.json, rank-1.json, ...); give a folder name");
     const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
     if (!fs::is_directory(p, ec) && !fs::is_directory(parent, ec))
@@ -184,7 +189,8 @@ nlohmann::json TraceRecorder::stop_and_save() {
   if (!name_trace(tmp, path_)) fail(std::string(std::strerror(errno)) + space_note(path_));
   fs::rename(tmp, path_, ec);
   if (ec) fail(ec.message());
-  return {{"file", path_}, {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},
+  return {{"file", path_},
+          {"bytes", static_cast<int64_t>(fs::file_size(path_, ec))},
           {"format", "Chrome trace JSON (Kineto export); opens in Perfetto and chrome://tracing"}};
 }
 

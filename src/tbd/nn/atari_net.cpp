@@ -18,8 +18,10 @@ int64_t atari_net_parameters(const AtariNetConfig& c) {
 AtariNetImpl::AtariNetImpl(AtariNetConfig config) : config_(config) {
   if (config_.image < 20 || config_.actions < 1)
     throw Error("the Atari network needs frames of at least 20×20 pixels and one action");
-  conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(config_.frames, config_.conv1, 8).stride(4)));
-  conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(config_.conv1, config_.conv2, 4).stride(2)));
+  conv1 =
+      register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(config_.frames, config_.conv1, 8).stride(4)));
+  conv2 =
+      register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(config_.conv1, config_.conv2, 4).stride(2)));
   const int64_t s = atari_net_feature_size(config_);
   fc = register_module("fc", torch::nn::Linear(config_.conv2 * s * s, config_.hidden));
   policy = register_module("policy", torch::nn::Linear(config_.hidden, config_.actions));

@@ -15,8 +15,8 @@ namespace tbd::nn {
 
 struct AtariNetConfig {
   int64_t actions = 6;
-  int64_t frames = 4;        // stacked input frames (channels)
-  int64_t image = 84;        // input height and width
+  int64_t frames = 4;                            // stacked input frames (channels)
+  int64_t image = 84;                            // input height and width
   int64_t conv1 = 16, conv2 = 32, hidden = 256;  // published widths
 };
 

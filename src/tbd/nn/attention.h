@@ -44,7 +44,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   // The biases of the input projections (one packed bias for self-attention).
   std::vector<torch::Tensor> input_projection_biases() const;
 
-  torch::nn::Linear qkv{nullptr};                     // self-attention
+  torch::nn::Linear qkv{nullptr};                        // self-attention
   torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr};  // cross-attention
   torch::nn::Linear out{nullptr};
 

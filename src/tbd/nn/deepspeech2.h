@@ -34,8 +34,7 @@ class DeepSpeech2Impl : public torch::nn::Module {
   explicit DeepSpeech2Impl(const DeepSpeech2Config& config);
   // spectrogram [B, 1, F, T], lengths [B] int64 (frames, on the CPU) ->
   // (log-probabilities [T', B, classes], output lengths [B] on the CPU)
-  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& spectrogram,
-                                                  const torch::Tensor& lengths);
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& spectrogram, const torch::Tensor& lengths);
 
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};

@@ -8,9 +8,9 @@
 namespace tbd::nn {
 
 const std::vector<int64_t>& criteo_kaggle_table_sizes() {
-  static const std::vector<int64_t> sizes = {
-      1460, 583,   10131227, 2202608, 305,  24, 12517, 633,     3,  93145,  5683, 8351593, 3194,
-      27,   14992, 5461306,  10,      5652, 2173, 4,   7046547, 18, 15,     286181, 105, 142572};
+  static const std::vector<int64_t> sizes = {1460,  583,  10131227, 2202608, 305, 24,     12517,   633,   3,
+                                             93145, 5683, 8351593,  3194,    27,  14992,  5461306, 10,    5652,
+                                             2173,  4,    7046547,  18,      15,  286181, 105,     142572};
   return sizes;
 }
 
@@ -35,9 +35,8 @@ DLRMImpl::DLRMImpl(const DLRMConfig& c) {
   tables = register_module("tables", torch::nn::ModuleList());
   torch::NoGradGuard no_grad;
   for (int64_t rows : c.table_sizes) {
-    torch::nn::EmbeddingBag bag(torch::nn::EmbeddingBagOptions(rows, c.embedding_dim)
-                                    .mode(torch::kSum)
-                                    .sparse(c.sparse_gradients));
+    torch::nn::EmbeddingBag bag(
+        torch::nn::EmbeddingBagOptions(rows, c.embedding_dim).mode(torch::kSum).sparse(c.sparse_gradients));
     // The reference initialisation: U(-1/sqrt(rows), 1/sqrt(rows)).
     const double bound = std::sqrt(1.0 / static_cast<double>(rows));
     bag->weight.uniform_(-bound, bound);
@@ -67,8 +66,8 @@ torch::Tensor DLRMImpl::forward(const torch::Tensor& dense, const torch::Tensor&
   for (size_t t = 0; t < tables->size(); ++t)
     vectors.push_back(tables->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(
         sparse.select(1, static_cast<int64_t>(t)).contiguous(), offsets));
-  auto all = torch::stack(vectors, 1);                        // [B, 27, d]
-  auto dots = torch::bmm(all, all.transpose(1, 2));           // [B, 27, 27]
+  auto all = torch::stack(vectors, 1);                                          // [B, 27, d]
+  auto dots = torch::bmm(all, all.transpose(1, 2));                             // [B, 27, 27]
   auto pairs = dots.index({torch::indexing::Slice(), pair_rows_, pair_cols_});  // [B, 351]
   return top->forward(torch::cat({x, pairs}, 1)).squeeze(1);
 }

@@ -23,7 +23,7 @@ struct DLRMConfig {
   int64_t embedding_dim = 16;
   std::vector<int64_t> bottom = {512, 256, 64};  // hidden widths; the last layer is embedding_dim
   std::vector<int64_t> top = {512, 256};         // hidden widths; then one logit
-  bool sparse_gradients = true;  // as the reference: SGD touches only the looked-up rows
+  bool sparse_gradients = true;                  // as the reference: SGD touches only the looked-up rows
 };
 
 // Widths including input and output: {13, 512, 256, 64, 16} and {367, 512, 256, 1}.

@@ -25,11 +25,11 @@ FasterRcnnImpl::FasterRcnnImpl(const FasterRcnnConfig& config) {
     throw std::invalid_argument("FasterRcnn: anchor sizes for 5 pyramid levels expected");
   backbone_ = register_module("backbone", ResNet(backbone_config(config)));
   const auto channels = backbone_->stage_channels();
-  fpn_ = register_module("fpn", FeaturePyramid(std::vector<int64_t>(channels.begin(), channels.end()),
-                                               config.fpn_channels));
-  rpn_ = register_module("rpn", RegionProposalNetwork(config.fpn_channels,
-                                                      AnchorGenerator(config.anchor_sizes, config.aspect_ratios),
-                                                      config.rpn));
+  fpn_ = register_module("fpn",
+                         FeaturePyramid(std::vector<int64_t>(channels.begin(), channels.end()), config.fpn_channels));
+  rpn_ = register_module(
+      "rpn", RegionProposalNetwork(config.fpn_channels, AnchorGenerator(config.anchor_sizes, config.aspect_ratios),
+                                   config.rpn));
   roi_heads_ = register_module("roi_heads", RoIHeads(config.fpn_channels, config.classes, config.heads));
 
   // torchvision's resnet_fpn_backbone: only the top `trainable` of

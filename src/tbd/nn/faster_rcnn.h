@@ -21,10 +21,10 @@
 namespace tbd::nn {
 
 struct FasterRcnnConfig {
-  int depth = 101;               // ResNet depth of the backbone (50 or 101 published)
-  int64_t width = 64;            // ResNet stem width
-  std::array<int, 4> blocks{};   // zeros: published block counts for `depth`
-  int64_t classes = 21;          // including background
+  int depth = 101;              // ResNet depth of the backbone (50 or 101 published)
+  int64_t width = 64;           // ResNet stem width
+  std::array<int, 4> blocks{};  // zeros: published block counts for `depth`
+  int64_t classes = 21;         // including background
   int64_t fpn_channels = 256;
   std::vector<std::vector<double>> anchor_sizes = {{32}, {64}, {128}, {256}, {512}};  // per pyramid level
   std::vector<double> aspect_ratios = {0.5, 1.0, 2.0};

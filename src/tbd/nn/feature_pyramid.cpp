@@ -33,10 +33,10 @@ std::vector<torch::Tensor> FeaturePyramidImpl::forward(const std::vector<torch::
   auto top_down = conv(lateral_, n - 1, inputs[n - 1]);
   outputs[n - 1] = conv(output_, n - 1, top_down);
   for (size_t i = n - 1; i-- > 0;) {
-    const auto upsampled = F::interpolate(
-        top_down, F::InterpolateFuncOptions()
-                      .size(std::vector<int64_t>{inputs[i].size(2), inputs[i].size(3)})
-                      .mode(torch::kNearest));
+    const auto upsampled =
+        F::interpolate(top_down, F::InterpolateFuncOptions()
+                                     .size(std::vector<int64_t>{inputs[i].size(2), inputs[i].size(3)})
+                                     .mode(torch::kNearest));
     top_down = conv(lateral_, i, inputs[i]) + upsampled;
     outputs[i] = conv(output_, i, top_down);
   }

@@ -4,9 +4,7 @@
 
 namespace tbd::nn {
 
-FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t channels, double eps) : channels_(channels), eps_(eps) {
-  reset();
-}
+FrozenBatchNorm2dImpl::FrozenBatchNorm2dImpl(int64_t channels, double eps) : channels_(channels), eps_(eps) { reset(); }
 
 void FrozenBatchNorm2dImpl::reset() {
   weight = register_buffer("weight", torch::ones({channels_}));

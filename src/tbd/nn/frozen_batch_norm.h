@@ -23,7 +23,7 @@ class FrozenBatchNorm2dImpl : public torch::nn::Cloneable<FrozenBatchNorm2dImpl>
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::Tensor weight, bias, running_mean, running_var;  // buffers
-  bool calibrating = false;  // forward records the input's statistics first
+  bool calibrating = false;                               // forward records the input's statistics first
 
  private:
   int64_t channels_;

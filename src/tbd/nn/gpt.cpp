@@ -11,9 +11,7 @@
 namespace tbd::nn {
 namespace {
 
-torch::nn::LayerNorm layer_norm(int64_t d) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(1e-5));
-}
+torch::nn::LayerNorm layer_norm(int64_t d) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(1e-5)); }
 
 // GPT-2's initialisation: N(0, 0.02) weights, zero biases; projections that
 // end a residual branch get 0.02/√(2L) so the residual stream does not grow

@@ -49,8 +49,8 @@ InceptionAImpl::InceptionAImpl(int64_t in, int64_t pool_features, InceptionWidth
 }
 
 torch::Tensor InceptionAImpl::forward(const torch::Tensor& x) {
-  return torch::cat({branch1x1_(x), branch5x5_2_(branch5x5_1_(x)),
-                     branch3x3dbl_3_(branch3x3dbl_2_(branch3x3dbl_1_(x))), branch_pool_(avg_pool_3x3_same(x))},
+  return torch::cat({branch1x1_(x), branch5x5_2_(branch5x5_1_(x)), branch3x3dbl_3_(branch3x3dbl_2_(branch3x3dbl_1_(x))),
+                     branch_pool_(avg_pool_3x3_same(x))},
                     1);
 }
 
@@ -63,8 +63,7 @@ InceptionBImpl::InceptionBImpl(int64_t in, InceptionWidth w) {
 }
 
 torch::Tensor InceptionBImpl::forward(const torch::Tensor& x) {
-  return torch::cat(
-      {branch3x3_(x), branch3x3dbl_3_(branch3x3dbl_2_(branch3x3dbl_1_(x))), max_pool_3x3_stride2(x)}, 1);
+  return torch::cat({branch3x3_(x), branch3x3dbl_3_(branch3x3dbl_2_(branch3x3dbl_1_(x))), max_pool_3x3_stride2(x)}, 1);
 }
 
 InceptionCImpl::InceptionCImpl(int64_t in, int64_t channels_7x7, InceptionWidth w) {
@@ -101,8 +100,8 @@ InceptionDImpl::InceptionDImpl(int64_t in, InceptionWidth w) {
 }
 
 torch::Tensor InceptionDImpl::forward(const torch::Tensor& x) {
-  return torch::cat({branch3x3_2_(branch3x3_1_(x)),
-                     branch7x7x3_4_(branch7x7x3_3_(branch7x7x3_2_(branch7x7x3_1_(x)))), max_pool_3x3_stride2(x)},
+  return torch::cat({branch3x3_2_(branch3x3_1_(x)), branch7x7x3_4_(branch7x7x3_3_(branch7x7x3_2_(branch7x7x3_1_(x)))),
+                     max_pool_3x3_stride2(x)},
                     1);
 }
 
@@ -138,7 +137,7 @@ InceptionAuxImpl::InceptionAuxImpl(int64_t in, int64_t classes, InceptionWidth w
 
 torch::Tensor InceptionAuxImpl::forward(const torch::Tensor& x) {
   auto out = F::avg_pool2d(x, F::AvgPool2dFuncOptions(5).stride(3));  // 17×17 -> 5×5
-  out = conv1_(conv0_(out));                                           // -> 1×1
+  out = conv1_(conv0_(out));                                          // -> 1×1
   out = F::adaptive_avg_pool2d(out, F::AdaptiveAvgPool2dFuncOptions(1)).flatten(1);
   return fc_(out);
 }

@@ -21,7 +21,7 @@ namespace tbd::nn {
 
 struct Inception3Config {
   int64_t classes = 1000;
-  bool aux = true;        // build the auxiliary classifier (used in training)
+  bool aux = true;  // build the auxiliary classifier (used in training)
   double dropout = 0.5;
   // Every channel count of the published network is divided by this (at
   // least 1 channel each): 1 is the published network, larger is narrower
@@ -34,8 +34,8 @@ int inception3_min_image_size(bool aux);
 
 class BasicConv2dImpl : public torch::nn::Module {
  public:
-  BasicConv2dImpl(int64_t in, int64_t out, torch::ExpandingArray<2> kernel,
-                  torch::ExpandingArray<2> stride = 1, torch::ExpandingArray<2> padding = 0);
+  BasicConv2dImpl(int64_t in, int64_t out, torch::ExpandingArray<2> kernel, torch::ExpandingArray<2> stride = 1,
+                  torch::ExpandingArray<2> padding = 0);
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
@@ -138,7 +138,7 @@ class Inception3Impl : public torch::nn::Module {
   InceptionOutput forward(const torch::Tensor& images);  // images [N, 3, H, W], H = W ≥ the minimum
 
  private:
-  torch::nn::Sequential stem_{nullptr};      // Conv2d_1a … Conv2d_4a with both max pools
+  torch::nn::Sequential stem_{nullptr};       // Conv2d_1a … Conv2d_4a with both max pools
   torch::nn::Sequential mixed_5_6_{nullptr};  // Mixed_5b … Mixed_6e (17×17 output)
   torch::nn::Sequential mixed_7_{nullptr};    // Mixed_7a … Mixed_7c (8×8 output)
   InceptionAux aux_{nullptr};

@@ -24,8 +24,10 @@ NeuMFImpl::NeuMFImpl(const NeuMFConfig& c) {
   torch::NoGradGuard no_grad;
   for (auto* e : {&mf_user, &mf_item, &mlp_user, &mlp_item}) (*e)->weight.normal_(0.0, 0.01);
   for (auto& p : mlp->named_parameters()) {
-    if (p.key().find("weight") != std::string::npos) torch::nn::init::xavier_uniform_(p.value());
-    else p.value().zero_();
+    if (p.key().find("weight") != std::string::npos)
+      torch::nn::init::xavier_uniform_(p.value());
+    else
+      p.value().zero_();
   }
   const double bound = std::sqrt(3.0 / static_cast<double>(final->weight.size(1)));
   final->weight.uniform_(-bound, bound);

@@ -18,7 +18,7 @@ namespace tbd::nn {
 struct NeuMFConfig {
   int64_t users = 138'493;  // MovieLens-20M
   int64_t items = 26'744;
-  int64_t mf_dim = 64;                                  // GMF factors (MLPerf)
+  int64_t mf_dim = 64;                                    // GMF factors (MLPerf)
   std::vector<int64_t> mlp_widths = {256, 256, 128, 64};  // first: user+item embedding width
 };
 

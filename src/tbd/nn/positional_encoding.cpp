@@ -13,8 +13,7 @@ torch::Tensor sinusoidal_positions(int64_t max_length, int64_t d_model) {
   auto even = torch::arange(0, d_model, 2, torch::kFloat64);
   auto angle = position * torch::exp(even * (-std::log(10000.0) / static_cast<double>(d_model)));
   auto table = torch::zeros({max_length, d_model}, torch::kFloat64);
-  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)},
-                   torch::sin(angle));
+  table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(0, torch::indexing::None, 2)}, torch::sin(angle));
   table.index_put_({torch::indexing::Slice(), torch::indexing::Slice(1, torch::indexing::None, 2)},
                    torch::cos(angle).narrow(1, 0, d_model / 2));
   return table.to(torch::kFloat32);

@@ -75,8 +75,8 @@ RpnOutput RegionProposalNetworkImpl::forward(const std::vector<torch::Tensor>& f
     anchors_per_level.push_back(h * w * a);
     grids.emplace_back(h, w);
   }
-  const auto objectness = torch::cat(logits, 1);   // [B, A_total]
-  const auto box_deltas = torch::cat(deltas, 1);   // [B, A_total, 4]
+  const auto objectness = torch::cat(logits, 1);  // [B, A_total]
+  const auto box_deltas = torch::cat(deltas, 1);  // [B, A_total, 4]
   const auto anchors = anchors_.generate(padded_height, padded_width, grids,
                                          torch::TensorOptions(torch::kFloat).device(objectness.device()));
   const int64_t total = anchors.size(0);
@@ -111,8 +111,9 @@ RpnOutput RegionProposalNetworkImpl::forward(const std::vector<torch::Tensor>& f
   }
   const auto pos = torch::cat(sampled_pos), sampled = torch::cat({pos, torch::cat(sampled_neg)});
   const auto flat_objectness = objectness.reshape({-1});
-  out.objectness_loss = F::binary_cross_entropy_with_logits(
-      flat_objectness.index_select(0, sampled), labels.reshape({-1}).index_select(0, sampled).to(objectness.scalar_type()));
+  out.objectness_loss =
+      F::binary_cross_entropy_with_logits(flat_objectness.index_select(0, sampled),
+                                          labels.reshape({-1}).index_select(0, sampled).to(objectness.scalar_type()));
   const auto predicted = box_deltas.reshape({-1, 4}).index_select(0, pos);
   out.box_loss = pos_targets.empty() ? predicted.sum()
                                      : box_regression_loss_sum(predicted, torch::cat(pos_targets)) /

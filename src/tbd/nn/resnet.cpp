@@ -28,8 +28,7 @@ bool resnet_uses_bottleneck(int depth) { return depth >= 50; }
 
 namespace {
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding) {
-  return torch::nn::Conv2d(
-      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
 }
 torch::nn::AnyModule norm(int64_t channels, bool frozen) {
   if (frozen) return torch::nn::AnyModule(FrozenBatchNorm2d(channels));
@@ -60,9 +59,8 @@ ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_
     bn2_ = add_norm("bn2", planes);
   }
   if (stride != 1 || in_channels != out_channels) {
-    downsample_ = register_module(
-        "downsample", torch::nn::Sequential(conv(in_channels, out_channels, 1, stride, 0),
-                                            norm(out_channels, frozen_batch_norm)));
+    downsample_ = register_module("downsample", torch::nn::Sequential(conv(in_channels, out_channels, 1, stride, 0),
+                                                                      norm(out_channels, frozen_batch_norm)));
   }
 }
 

@@ -18,7 +18,7 @@
 namespace tbd::nn {
 
 struct ResNetConfig {
-  int depth = 50;                  // 18, 34, 50, 101, 152
+  int depth = 50;  // 18, 34, 50, 101, 152
   int64_t classes = 1000;
   int64_t width = 64;              // channels of the stem; stages use 1×, 2×, 4×, 8×
   std::array<int, 4> blocks{};     // zeros: the published counts for `depth`

@@ -45,7 +45,8 @@ RoIHeadsLosses RoIHeadsImpl::forward(const std::vector<torch::Tensor>& features,
       const SampledIndices s = sampler_(image_labels);
       const auto keep = torch::cat({s.positive, s.negative});
       const auto boxes = candidates.index_select(0, keep);
-      const auto matched_gt = gt.size(0) == 0 ? torch::zeros_like(boxes) : gt.index_select(0, matched.index_select(0, keep));
+      const auto matched_gt =
+          gt.size(0) == 0 ? torch::zeros_like(boxes) : gt.index_select(0, matched.index_select(0, keep));
       sampled_boxes.push_back(boxes);
       labels.push_back(image_labels.index_select(0, keep));
       targets.push_back(coder_.encode(matched_gt, boxes));
@@ -59,8 +60,8 @@ RoIHeadsLosses RoIHeadsImpl::forward(const std::vector<torch::Tensor>& features,
   RoIHeadsLosses losses;
   losses.classifier = F::cross_entropy(class_logits, all_labels);
   const auto foreground = torch::nonzero(all_labels > 0).squeeze(1);
-  const auto predicted = box_deltas.view({box_deltas.size(0), -1, 4})
-                             .index({foreground, all_labels.index_select(0, foreground)});
+  const auto predicted =
+      box_deltas.view({box_deltas.size(0), -1, 4}).index({foreground, all_labels.index_select(0, foreground)});
   losses.box_regression = box_regression_loss_sum(predicted, all_targets.index_select(0, foreground)) /
                           static_cast<double>(all_labels.numel());
   return losses;

@@ -9,8 +9,7 @@ namespace tbd::nn {
 
 LuongAttentionImpl::LuongAttentionImpl(int64_t hidden) {
   score = register_module("score", torch::nn::Linear(torch::nn::LinearOptions(hidden, hidden).bias(false)));
-  combine = register_module("combine",
-                            torch::nn::Linear(torch::nn::LinearOptions(2 * hidden, hidden).bias(false)));
+  combine = register_module("combine", torch::nn::Linear(torch::nn::LinearOptions(2 * hidden, hidden).bias(false)));
 }
 
 torch::Tensor LuongAttentionImpl::keys(const torch::Tensor& encoder_outputs) { return score(encoder_outputs); }
@@ -34,17 +33,16 @@ Seq2SeqImpl::Seq2SeqImpl(const Seq2SeqConfig& c) : config_(c) {
   target_embedding_ = register_module("target_embedding", torch::nn::Embedding(c.target_vocabulary, c.embedding));
   // LSTM's own dropout falls between layers; the first layer's input dropout
   // is applied to the embeddings in forward().
-  encoder_ = register_module(
-      "encoder", torch::nn::LSTM(torch::nn::LSTMOptions(c.embedding, c.hidden)
-                                     .num_layers(c.layers)
-                                     .dropout(c.layers > 1 ? c.dropout : 0.0)
-                                     .batch_first(true)));
+  encoder_ = register_module("encoder", torch::nn::LSTM(torch::nn::LSTMOptions(c.embedding, c.hidden)
+                                                            .num_layers(c.layers)
+                                                            .dropout(c.layers > 1 ? c.dropout : 0.0)
+                                                            .batch_first(true)));
   decoder_ = register_module("decoder", torch::nn::ModuleList());
   for (int64_t l = 0; l < c.layers; ++l)
     decoder_->push_back(torch::nn::LSTMCell(l == 0 ? c.embedding + c.hidden : c.hidden, c.hidden));
   attention_ = register_module("attention", LuongAttention(c.hidden));
-  output_ = register_module("output",
-                            torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.target_vocabulary).bias(false)));
+  output_ =
+      register_module("output", torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.target_vocabulary).bias(false)));
   dropout_ = register_module("dropout", torch::nn::Dropout(c.dropout));
   // TF nmt initialises every weight uniformly in [-0.1, 0.1].
   torch::NoGradGuard no_grad;

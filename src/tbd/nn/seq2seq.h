@@ -33,8 +33,8 @@ class LuongAttentionImpl : public torch::nn::Module {
   // keys(): W_a h_s for all source positions, computed once per batch.
   torch::Tensor keys(const torch::Tensor& encoder_outputs);  // [B, S, H]
   // h_t [B, H] → attentional vector h̃_t [B, H]. mask [B, S]: true on real tokens.
-  torch::Tensor forward(const torch::Tensor& h_t, const torch::Tensor& keys,
-                        const torch::Tensor& encoder_outputs, const torch::Tensor& mask);
+  torch::Tensor forward(const torch::Tensor& h_t, const torch::Tensor& keys, const torch::Tensor& encoder_outputs,
+                        const torch::Tensor& mask);
 
   torch::nn::Linear score{nullptr}, combine{nullptr};  // W_a (H×H), W_c (2H→H), no biases
 };

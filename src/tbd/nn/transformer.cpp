@@ -39,8 +39,7 @@ torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) { return linear(p
 
 // Attention dropout is 0: the paper applies dropout to sub-layer outputs only.
 EncoderLayerImpl::EncoderLayerImpl(const TransformerConfig& c) {
-  self_attention_ =
-      register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
+  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
   ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
   norm1_ = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
   norm2_ = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.d_model})));
@@ -54,8 +53,7 @@ torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 }
 
 DecoderLayerImpl::DecoderLayerImpl(const TransformerConfig& c) {
-  self_attention_ =
-      register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
+  self_attention_ = register_module("self_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::self));
   cross_attention_ =
       register_module("cross_attention", MultiHeadAttention(c.d_model, c.heads, 0.0, AttentionKind::cross));
   ffn_ = register_module("ffn", FeedForward(c.d_model, c.ffn));
@@ -79,8 +77,8 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
 
 TransformerImpl::TransformerImpl(const TransformerConfig& config) : config_(config) {
   embedding_ = register_module(
-      "embedding", torch::nn::Embedding(torch::nn::EmbeddingOptions(config.vocabulary, config.d_model)
-                                            .padding_idx(config.pad)));
+      "embedding",
+      torch::nn::Embedding(torch::nn::EmbeddingOptions(config.vocabulary, config.d_model).padding_idx(config.pad)));
   {
     // Vaswani et al. scale embeddings by √d; N(0, d^-½) keeps them near unit size (fairseq).
     torch::NoGradGuard no_grad;

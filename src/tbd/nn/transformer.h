@@ -53,8 +53,7 @@ TORCH_MODULE(EncoderLayer);
 class DecoderLayerImpl : public torch::nn::Module {
  public:
   explicit DecoderLayerImpl(const TransformerConfig& c);
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory,
-                        const torch::Tensor& source_mask);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory, const torch::Tensor& source_mask);
 
  private:
   MultiHeadAttention self_attention_{nullptr}, cross_attention_{nullptr};

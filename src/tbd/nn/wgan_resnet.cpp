@@ -27,8 +27,7 @@ void init_uniform(torch::Tensor& weight, double fan_in, double fan_out, Init ini
 // A "same"-padded conv initialised as tflib's Conv2D.
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, bool bias, Init init) {
   torch::nn::Conv2d c(torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(bias));
-  init_uniform(c->weight, static_cast<double>(in * kernel * kernel), static_cast<double>(out * kernel * kernel),
-               init);
+  init_uniform(c->weight, static_cast<double>(in * kernel * kernel), static_cast<double>(out * kernel * kernel), init);
   if (bias) {
     torch::NoGradGuard no_grad;
     c->bias.zero_();
@@ -46,9 +45,8 @@ torch::nn::Linear linear(int64_t in, int64_t out) {  // tflib's Linear with its 
 
 // tflib's depth_to_space of four copies of the input: each pixel becomes a 2×2 block.
 torch::Tensor upsample2(const torch::Tensor& x) {
-  return F::interpolate(x, F::InterpolateFuncOptions()
-                               .scale_factor(std::vector<double>{2.0, 2.0})
-                               .mode(torch::kNearest));
+  return F::interpolate(x,
+                        F::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kNearest));
 }
 
 torch::Tensor mean_pool2(const torch::Tensor& x) { return F::avg_pool2d(x, F::AvgPool2dFuncOptions(2)); }

@@ -17,8 +17,8 @@ double number(const nlohmann::json& j, const char* key) {
 std::vector<GradientShape> gradient_shapes(const nlohmann::json& g) {
   std::vector<GradientShape> shapes;
   for (size_t k = 0; k < g.at("elements").size(); ++k)
-    shapes.push_back({g["elements"][k].get<int64_t>(), g["element_size"][k].get<int64_t>(),
-                      g["kind"][k].get<std::string>()});
+    shapes.push_back(
+        {g["elements"][k].get<int64_t>(), g["element_size"][k].get<int64_t>(), g["kind"][k].get<std::string>()});
   return shapes;
 }
 
@@ -27,8 +27,9 @@ nlohmann::json gradients_of(const nlohmann::json& base) {
   if (!g.is_object() || !g.contains("backward_passes")) {
     if (g.is_object() && g.contains("not_available"))
       throw Error("the base result has no gradient timeline: " + g["not_available"].get<std::string>());
-    throw Error("the base result has no gradient timeline (its `gradients` section): run it again with the "
-                "gradients probe, e.g. `tbd run W --probes time,cpu,memory,gradients,roofline --out base.json`");
+    throw Error(
+        "the base result has no gradient timeline (its `gradients` section): run it again with the "
+        "gradients probe, e.g. `tbd run W --probes time,cpu,memory,gradients,roofline --out base.json`");
   }
   return g;
 }
@@ -109,7 +110,9 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
       busy += seconds;
       // Into the bucket during backward, then averaged and copied back: three read+write passes.
       if (plan.copy_bytes_per_s > 0) copies += 6 * bytes / plan.copy_bytes_per_s;
-      timeline.push_back({{"bytes", bytes}, {"ready_ms", 1e3 * ready_at}, {"start_ms", 1e3 * start},
+      timeline.push_back({{"bytes", bytes},
+                          {"ready_ms", 1e3 * ready_at},
+                          {"start_ms", 1e3 * start},
                           {"end_ms", 1e3 * (start + seconds)}});
     }
     exposed += std::max(0.0, last_end - length);
@@ -120,32 +123,31 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
   const double base_rate = base.at("throughput").at("samples_per_s").get<double>();
   const double per_rank = base_rate * base_iteration / iteration;
 
-  return {
-      {"kind", "data_parallel"},
-      {"ranks", plan.ranks},
-      {"overlap", plan.overlap},
-      {"bucket_mb", plan.bucket_mb},
-      {"allreduce", plan.allreduce_source},
-      {"rank_phases", plan.rank_phases_source},
-      {"iteration_ms",
-       {{"data", 1e3 * data},
-        {"forward", 1e3 * forward},
-        {"backward", 1e3 * backward},
-        {"communication_exposed", 1e3 * exposed},
-        {"bucket_copies", 1e3 * copies},
-        {"optimizer", 1e3 * optimizer},
-        {"other", 1e3 * other},
-        {"straggler", 1e3 * straggle},
-        {"total", 1e3 * iteration}}},
-      {"allreduce_busy_ms", 1e3 * busy},
-      {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
-      {"backward_passes", passes},
-      {"base_samples_per_s", base_rate},
-      {"per_rank_samples_per_s", per_rank},
-      {"global_samples_per_s", per_rank * plan.ranks},
-      {"speedup", per_rank * plan.ranks / base_rate},
-      {"efficiency", per_rank / base_rate},
-      {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
+  return {{"kind", "data_parallel"},
+          {"ranks", plan.ranks},
+          {"overlap", plan.overlap},
+          {"bucket_mb", plan.bucket_mb},
+          {"allreduce", plan.allreduce_source},
+          {"rank_phases", plan.rank_phases_source},
+          {"iteration_ms",
+           {{"data", 1e3 * data},
+            {"forward", 1e3 * forward},
+            {"backward", 1e3 * backward},
+            {"communication_exposed", 1e3 * exposed},
+            {"bucket_copies", 1e3 * copies},
+            {"optimizer", 1e3 * optimizer},
+            {"other", 1e3 * other},
+            {"straggler", 1e3 * straggle},
+            {"total", 1e3 * iteration}}},
+          {"allreduce_busy_ms", 1e3 * busy},
+          {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
+          {"backward_passes", passes},
+          {"base_samples_per_s", base_rate},
+          {"per_rank_samples_per_s", per_rank},
+          {"global_samples_per_s", per_rank * plan.ranks},
+          {"speedup", per_rank * plan.ranks / base_rate},
+          {"efficiency", per_rank / base_rate},
+          {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
 }
 
 }  // namespace tbd

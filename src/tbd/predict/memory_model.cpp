@@ -10,8 +10,9 @@ namespace tbd {
 nlohmann::json predict_memory_limit(const nlohmann::json& base, long long limit_bytes, long long start) {
   const auto& m = base.value("memory", nlohmann::json());
   if (!m.is_object() || !m.contains("breakdown") || !m.contains("peak_bytes"))
-    throw Error("the base result has no memory breakdown: run it with the memory probe (it is in the default "
-                "--probes list)");
+    throw Error(
+        "the base result has no memory breakdown: run it with the memory probe (it is in the default "
+        "--probes list)");
   const auto& b = m["breakdown"];
   const double fixed = b.value("weights", 0.0) + b.value("weight_gradients", 0.0) + b.value("optimizer_state", 0.0);
   const double peak = m["peak_bytes"].get<double>();
@@ -23,8 +24,9 @@ nlohmann::json predict_memory_limit(const nlohmann::json& base, long long limit_
                         {"base_peak_bytes", peak},
                         {"fixed_bytes", fixed},
                         {"per_sample_bytes", per_sample},
-                        {"model", "peak(b) = fixed + per_sample * b; fixed = weights + weight gradients + optimizer "
-                                  "state at the base's peak"}};
+                        {"model",
+                         "peak(b) = fixed + per_sample * b; fixed = weights + weight gradients + optimizer "
+                         "state at the base's peak"}};
   if (fixed >= static_cast<double>(limit_bytes)) {
     out["largest_fitting_batch"] = nullptr;
     out["first_out_of_memory_doubling"] = start;

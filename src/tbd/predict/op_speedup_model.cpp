@@ -14,12 +14,9 @@ double mean_iteration_s(const nlohmann::json& base) { return base.at("summary").
 
 nlohmann::json outcome(const nlohmann::json& base, double before, double after) {
   const double rate = base.at("throughput").at("samples_per_s").get<double>();
-  return {{"iteration_ms", 1e3 * after},
-          {"base_iteration_ms", 1e3 * before},
-          {"base_samples_per_s", rate},
-          {"samples_per_s", rate * before / after},
-          {"speedup", before / after},
-          {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
+  return {{"iteration_ms", 1e3 * after}, {"base_iteration_ms", 1e3 * before},
+          {"base_samples_per_s", rate},  {"samples_per_s", rate * before / after},
+          {"speedup", before / after},   {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
 }
 
 }  // namespace

@@ -69,8 +69,10 @@ void warn_about_environments(Comparison& c, const Group& b, const Group& n, std:
     if (c.options.ab && std::string(what) == "intra-op threads") continue;  // listed as a difference
     const std::string vb = env_text(*b.results.front(), what), vn = env_text(*n.results.front(), what);
     if (vb != vn && warned.insert(std::string(what) + vb + vn).second)
-      c.warnings.push_back(fmt::format("{} differs: base {} vs new {} (first seen for {}); the difference may "
-                                       "come from the machine, not the code", what, vb, vn, b.label));
+      c.warnings.push_back(
+          fmt::format("{} differs: base {} vs new {} (first seen for {}); the difference may "
+                      "come from the machine, not the code",
+                      what, vb, vn, b.label));
   }
   for (const auto* side : {&b, &n})
     for (size_t i = 0; i < side->results.size(); ++i)
@@ -95,9 +97,10 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
     row.verdict = "inconclusive";
     row.needed = 3;
     row.needed_unit = s.unit;
-    row.note = fmt::format("{} and {} {}s: a verdict needs at least 2 a side (5 recommended) to know the "
-                           "run-to-run noise; rerun with --repeat 5 (the default) or give more result files",
-                           s.n_base, s.n_new, s.unit);
+    row.note = fmt::format(
+        "{} and {} {}s: a verdict needs at least 2 a side (5 recommended) to know the "
+        "run-to-run noise; rerun with --repeat 5 (the default) or give more result files",
+        s.n_base, s.n_new, s.unit);
     return row;
   }
   const bool significant = s.p_value < o.alpha;
@@ -126,22 +129,25 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
     if (s.unit == "process") {
       row.needed = std::max(units_needed(s.log_sd, target, o.alpha), units_now + 1);
       row.needed_unit = "process";
-      row.note = fmt::format("{}: with a process-to-process spread of {:.1f}% a verdict needs about {} result "
-                             "files a side",
-                             interval, 100 * s.log_sd, row.needed);
+      row.note = fmt::format(
+          "{}: with a process-to-process spread of {:.1f}% a verdict needs about {} result "
+          "files a side",
+          interval, 100 * s.log_sd, row.needed);
     } else if (const int64_t reps = repetitions_needed(s.log_sd, target, o.alpha); reps > 0) {
       row.needed = std::max(reps, units_now + 1);
       row.needed_unit = "repetition";
-      row.note = fmt::format("{}: with a repetition-to-repetition spread of {:.1f}% a verdict needs about {} "
-                             "repetitions a side (--repeat {})",
-                             interval, 100 * s.log_sd, row.needed, row.needed);
+      row.note = fmt::format(
+          "{}: with a repetition-to-repetition spread of {:.1f}% a verdict needs about {} "
+          "repetitions a side (--repeat {})",
+          interval, 100 * s.log_sd, row.needed, row.needed);
     } else {
       row.needed = std::max<int64_t>(processes_needed(s, target, o.alpha), 2);
       row.needed_unit = "process";
-      row.note = fmt::format("{}: with a repetition-to-repetition spread of {:.1f}% (and as much assumed "
-                             "between processes, which one file a side cannot show) a verdict needs about {} "
-                             "result files a side (separate runs of each configuration)",
-                             interval, 100 * s.log_sd, row.needed);
+      row.note = fmt::format(
+          "{}: with a repetition-to-repetition spread of {:.1f}% (and as much assumed "
+          "between processes, which one file a side cannot show) a verdict needs about {} "
+          "result files a side (separate runs of each configuration)",
+          interval, 100 * s.log_sd, row.needed);
     }
   }
   return row;
@@ -154,9 +160,10 @@ ComparedRun judge(const Group& b, const Group& n, const CompareOptions& o) {
   std::string have;
   for (const auto& [k, g] : b) have += "\n  base: " + g.label;
   for (const auto& [k, g] : n) have += "\n  new:  " + g.label;
-  throw UsageError("nothing comparable: no configuration (workload, scale, batch size, precision, device, "
-                   "settings, world size) of " + base_path + " appears in " + new_path +
-                   "; to compare two different configurations on purpose, add --ab:" + have);
+  throw UsageError(
+      "nothing comparable: no configuration (workload, scale, batch size, precision, device, "
+      "settings, world size) of " +
+      base_path + " appears in " + new_path + "; to compare two different configurations on purpose, add --ab:" + have);
 }
 
 // Configurations of one side by workload name, for --ab: a side may hold
@@ -174,8 +181,8 @@ std::map<std::string, const KeyedGroup*> by_workload(const std::map<std::string,
       std::string have;
       for (const auto* g : list) have += "\n  " + g->second.label;
       throw UsageError(std::string("--ab pairs one configuration of each workload with another, but the ") + side +
-                       " side (" + path + ") holds " + std::to_string(list.size()) + " of " + workload + ":" +
-                       have + "\ngive files or folders with one configuration per workload on each side");
+                       " side (" + path + ") holds " + std::to_string(list.size()) + " of " + workload + ":" + have +
+                       "\ngive files or folders with one configuration per workload on each side");
     }
     one[workload] = list.front();
   }
@@ -279,12 +286,13 @@ void print_comparison(std::ostream& out, const Comparison& c) {
     for (const auto& d : r.differences) out << "    A/B: " << d << "\n";
     if (!r.note.empty()) out << "    note: " << r.note << "\n";
   }
-  out << fmt::format("base/new: throughput ({} per second, geometric mean of the units); ratio = time per sample "
-                     "new / base (> 1: slower); units: repetitions (rep) or, with two or more result files a side, "
-                     "processes (proc); Welch's t test on log time per sample at alpha {}, with repetitions as units "
-                     "allowing as much variance again for the processes one file cannot show; verdict at "
-                     "±{:.0f}%\n",
-                     c.runs.empty() ? "samples" : c.runs.front().unit, c.options.alpha, 100 * c.options.threshold);
+  out << fmt::format(
+      "base/new: throughput ({} per second, geometric mean of the units); ratio = time per sample "
+      "new / base (> 1: slower); units: repetitions (rep) or, with two or more result files a side, "
+      "processes (proc); Welch's t test on log time per sample at alpha {}, with repetitions as units "
+      "allowing as much variance again for the processes one file cannot show; verdict at "
+      "±{:.0f}%\n",
+      c.runs.empty() ? "samples" : c.runs.front().unit, c.options.alpha, 100 * c.options.threshold);
   for (const auto& l : c.only_in_base) out << "only in base (not compared): " << l << "\n";
   for (const auto& l : c.only_in_new) out << "only in new (not compared): " << l << "\n";
 }
@@ -318,8 +326,9 @@ nlohmann::json to_json(const Comparison& c) {
           {"threshold", c.options.threshold},
           {"alpha", c.options.alpha},
           {"ab", c.options.ab},
-          {"method", "Welch's t test on the log time per sample of repetitions (processes when both sides have "
-                     "two or more result files); ratio of geometric means with its t interval"},
+          {"method",
+           "Welch's t test on the log time per sample of repetitions (processes when both sides have "
+           "two or more result files); ratio of geometric means with its t interval"},
           {"runs", runs},
           {"only_in_base", c.only_in_base},
           {"only_in_new", c.only_in_new},

@@ -29,12 +29,12 @@ struct ComparedRun {
   std::vector<std::string> base_files, new_files;
   std::vector<std::string> differences;  // --ab: what differs between the sides
   HierarchicalComparison stats;
-  std::string unit;                      // the workload's sample unit ("images")
+  std::string unit;  // the workload's sample unit ("images")
   // "slower", "faster", "no significant change" or "inconclusive".
   std::string verdict;
-  std::string note;                      // why, when the verdict needs explaining
-  int64_t needed = 0;                    // inconclusive: units per side a verdict needs
-  std::string needed_unit;               // of `needed`: "repetition" or "process" (result files)
+  std::string note;         // why, when the verdict needs explaining
+  int64_t needed = 0;       // inconclusive: units per side a verdict needs
+  std::string needed_unit;  // of `needed`: "repetition" or "process" (result files)
 };
 
 struct Comparison {

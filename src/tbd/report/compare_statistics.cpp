@@ -106,8 +106,7 @@ double student_t_quantile(double p, double df) {
   return 0.5 * (lo + hi);
 }
 
-WelchTest welch_t_test(const std::vector<double>& base, const std::vector<double>& candidate,
-                       double unseen_variance) {
+WelchTest welch_t_test(const std::vector<double>& base, const std::vector<double>& candidate, double unseen_variance) {
   WelchTest w;
   if (base.size() < 2 || candidate.size() < 2) return w;
   w.valid = true;

@@ -27,8 +27,8 @@ struct WelchTest {
   double standard_error = 0;
   double df = 0;
   double t = 0;
-  double p_value = 1;     // two-sided; 1 when both samples are constant and equal
-  bool valid = false;     // at least 2 values on each side
+  double p_value = 1;  // two-sided; 1 when both samples are constant and equal
+  bool valid = false;  // at least 2 values on each side
 };
 //
 // `unseen_variance` > 0 adds, to each side's variance of its mean
@@ -58,13 +58,13 @@ using RepetitionTimes = std::vector<std::vector<double>>;
 constexpr double kProcessAllowance = 1.0;
 
 struct HierarchicalComparison {
-  std::string unit;              // "process" or "repetition"
-  size_t n_base = 0, n_new = 0;  // units
+  std::string unit;                     // "process" or "repetition"
+  size_t n_base = 0, n_new = 0;         // units
   double ratio = 0, low = 0, high = 0;  // time per sample new / base: > 1 is slower
   bool has_interval = false;
   double p_value = 1, df = 0;
-  double log_sd = 0;                    // pooled sd of the log unit figures (≈ the units' CV)
-  double repetitions_per_process = 0;   // mean over the files of both sides
+  double log_sd = 0;                   // pooled sd of the log unit figures (≈ the units' CV)
+  double repetitions_per_process = 0;  // mean over the files of both sides
   // Repetitions as units carry the allowance for the unseen process variance.
   bool process_allowance() const { return unit == "repetition"; }
   double base_seconds_per_sample = 0, new_seconds_per_sample = 0;  // geometric means

@@ -55,23 +55,48 @@ std::string join(const std::vector<std::string>& cells) {
 }  // namespace
 
 const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> columns = {
-      "created_utc", "workload",        "scale",          "batch_size",     "precision",   "device",
-      "threads",     "world_size",      "settings",       "data",           "partial",     "iterations",
-      "median_s",    "mean_s",          "stddev_s",       "ci95_mean_low_s", "ci95_mean_high_s", "samples_per_s",
-      "throughput_unit", "cpu_utilisation", "flops_utilisation", "peak_memory_bytes", "parameters", "libtorch",
-      "cpu_model",   "hostname",        "tbd_revision"};
+  static const std::vector<std::string> columns = {"created_utc",
+                                                   "workload",
+                                                   "scale",
+                                                   "batch_size",
+                                                   "precision",
+                                                   "device",
+                                                   "threads",
+                                                   "world_size",
+                                                   "settings",
+                                                   "data",
+                                                   "partial",
+                                                   "iterations",
+                                                   "median_s",
+                                                   "mean_s",
+                                                   "stddev_s",
+                                                   "ci95_mean_low_s",
+                                                   "ci95_mean_high_s",
+                                                   "samples_per_s",
+                                                   "throughput_unit",
+                                                   "cpu_utilisation",
+                                                   "flops_utilisation",
+                                                   "peak_memory_bytes",
+                                                   "parameters",
+                                                   "libtorch",
+                                                   "cpu_model",
+                                                   "hostname",
+                                                   "tbd_revision"};
   return columns;
 }
 
 std::string csv_neutralise(const std::string& cell) {
   if (cell.empty()) return cell;
   switch (cell[0]) {
-    case '=': case '+': case '-': case '@': case '\t': case '\r':
+    case '=':
+    case '+':
+    case '-':
+    case '@':
+    case '\t':
+    case '\r':
       if (is_plain_number(cell)) return cell;  // -0.5 is a number, not a formula
       return "'" + cell;
-    default:
-      return cell;
+    default: return cell;
   }
 }
 
@@ -89,7 +114,9 @@ std::vector<std::string> csv_row(const nlohmann::json& r) {
     for (const auto& [k, v] : r["workload"]["settings"].items())
       settings += (settings.empty() ? "" : ";") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   const auto& s = r.contains("summary") ? r["summary"] : nlohmann::json::object();
-  const auto summary = [&](const char* key) { return s.contains(key) && s[key].is_number() ? number(s[key].get<double>()) : ""; };
+  const auto summary = [&](const char* key) {
+    return s.contains(key) && s[key].is_number() ? number(s[key].get<double>()) : "";
+  };
   std::string ci_low, ci_high;
   if (s.contains("ci95_mean_s") && s["ci95_mean_s"].is_array()) {
     ci_low = number(s["ci95_mean_s"][0].get<double>());

@@ -88,8 +88,8 @@ void memory_finding(const nlohmann::json& r, std::vector<std::string>& out) {
     if (v.is_number() && v.get<double>() > 0) parts.push_back({v.get<double>(), cat});
   std::sort(parts.rbegin(), parts.rend());
   if (parts.empty()) return;
-  std::string text = fmt::format("Memory: peak {}, {} {}", format_bytes(static_cast<long long>(peak)),
-                                 parts[0].second, percent(parts[0].first / peak));
+  std::string text = fmt::format("Memory: peak {}, {} {}", format_bytes(static_cast<long long>(peak)), parts[0].second,
+                                 percent(parts[0].first / peak));
   if (parts.size() > 1) text += fmt::format(", {} {}", parts[1].second, percent(parts[1].first / peak));
   out.push_back(text + ".");
 }
@@ -97,23 +97,25 @@ void memory_finding(const nlohmann::json& r, std::vector<std::string>& out) {
 void pipeline_and_comm_findings(const nlohmann::json& r, std::vector<std::string>& out) {
   const double stall = number(section(r, "data"), "stall_share");
   if (stall > 0.05)
-    out.push_back(fmt::format("Input-bound: {} of the step waits for the next batch; add --data-workers.",
-                              percent(stall)));
+    out.push_back(
+        fmt::format("Input-bound: {} of the step waits for the next batch; add --data-workers.", percent(stall)));
   const auto& c = section(r, "comm");
   const double exposed = number(c, "exposed_wait_s_mean"), hidden = number(c, "hidden_share");
   const double iteration = number(section(r, "summary"), "mean_s");
   if (exposed >= 0 && iteration > 0)
-    out.push_back(fmt::format("All-reduce: {} exposed per iteration ({} of it), {} of its time hidden under "
-                              "backward.",
-                              format_ms(exposed), percent(exposed / iteration), percent(hidden)));
+    out.push_back(
+        fmt::format("All-reduce: {} exposed per iteration ({} of it), {} of its time hidden under "
+                    "backward.",
+                    format_ms(exposed), percent(exposed / iteration), percent(hidden)));
 }
 
 void noise_finding(const nlohmann::json& r, std::vector<std::string>& out) {
   const double cv = number(section(r, "throughput"), "repetition_cv");
   if (cv > 0.05)
-    out.push_back(fmt::format("Noisy: the timed repetitions vary by {} (CV); compare with more --repeat or "
-                              "processes.",
-                              percent(cv)));
+    out.push_back(
+        fmt::format("Noisy: the timed repetitions vary by {} (CV); compare with more --repeat or "
+                    "processes.",
+                    percent(cv)));
   for (const auto& w : r.value("warnings", nlohmann::json::array()))
     if (w.is_string()) out.push_back("Warning: " + w.get<std::string>() + ".");
 }

@@ -17,9 +17,8 @@
 namespace tbd {
 namespace {
 
-const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
-                          "#86bcb6", "#d37295"};  // 12: one per operator class
+const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                          "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295"};  // 12: one per operator class
 const char* color(size_t i) { return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))]; }
 
 std::string escape(const std::string& s) {
@@ -83,8 +82,10 @@ class Page {
     const std::string id = "chart-" + std::to_string(charts_.size() + 1);
     config["options"]["plugins"]["title"] = {{"display", true}, {"text", caption}};
     charts_.push_back({{"id", id}, {"config", config}});
-    body_ << fmt::format("<figure class=\"chart\" style=\"height:{}px\"><canvas id=\"{}\" role=\"img\" "
-                         "aria-label=\"{}\"></canvas></figure>\n", height, id, escape(caption));
+    body_ << fmt::format(
+        "<figure class=\"chart\" style=\"height:{}px\"><canvas id=\"{}\" role=\"img\" "
+        "aria-label=\"{}\"></canvas></figure>\n",
+        height, id, escape(caption));
   }
   void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
     body_ << "<table><thead><tr>";
@@ -122,7 +123,8 @@ std::string Page::html(const std::string& title) const {
          "window.tbdErrors = [];\n"
          "window.addEventListener('error', function (e) { window.tbdErrors.push(String(e.message || e)); });\n"
          "(function () { var original = console.error; console.error = function () {\n"
-         "  window.tbdErrors.push(Array.prototype.join.call(arguments, ' ')); return original.apply(console, arguments); };\n"
+         "  window.tbdErrors.push(Array.prototype.join.call(arguments, ' ')); return original.apply(console, "
+         "arguments); };\n"
          "})();\n"
          "</script>\n"
          "<script>\n/* Chart.js "
@@ -140,7 +142,8 @@ std::string Page::html(const std::string& title) const {
          "    try {\n"
          "      new Chart(canvas, spec.config);\n"
          "      // Drawn means: some pixel of the canvas is no longer transparent.\n"
-         "      var pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data, painted = false;\n"
+         "      var pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data, painted = "
+         "false;\n"
          "      for (var i = 3; i < pixels.length && !painted; i += 4) painted = pixels[i] !== 0;\n"
          "      canvas.setAttribute('data-rendered', painted ? 'yes' : 'blank');\n"
          "      if (painted) rendered++; else window.tbdErrors.push(spec.id + ' drew nothing');\n"
@@ -158,11 +161,13 @@ std::string Page::html(const std::string& title) const {
   return out.str();
 }
 
-nlohmann::json line_chart(const std::vector<std::string>& labels, const nlohmann::json& datasets,
-                          const std::string& x, const std::string& y) {
-  return {{"type", "line"},
-          {"data", {{"labels", labels}, {"datasets", datasets}}},
-          {"options", {{"scales", {{"x", {{"title", axis_title(x)}}}, {"y", {{"title", axis_title(y)}, {"beginAtZero", true}}}}}}}};
+nlohmann::json line_chart(const std::vector<std::string>& labels, const nlohmann::json& datasets, const std::string& x,
+                          const std::string& y) {
+  return {
+      {"type", "line"},
+      {"data", {{"labels", labels}, {"datasets", datasets}}},
+      {"options",
+       {{"scales", {{"x", {{"title", axis_title(x)}}}, {"y", {{"title", axis_title(y)}, {"beginAtZero", true}}}}}}}};
 }
 
 // Horizontal bars, one per run, stacked from the datasets (memory
@@ -180,8 +185,11 @@ nlohmann::json stacked_bars(const std::vector<std::string>& labels, const nlohma
 int bars_height(size_t runs) { return 120 + 36 * static_cast<int>(runs); }
 
 nlohmann::json dataset(const std::string& label, const nlohmann::json& data, size_t color_index) {
-  return {{"label", label}, {"data", data}, {"borderColor", color(color_index)},
-          {"backgroundColor", color(color_index)}, {"spanGaps", true}};
+  return {{"label", label},
+          {"data", data},
+          {"borderColor", color(color_index)},
+          {"backgroundColor", color(color_index)},
+          {"spanGaps", true}};
 }
 
 bool any_finite(const nlohmann::json& data) {
@@ -199,10 +207,19 @@ nlohmann::json interval_chart(const std::vector<std::string>& labels, const nloh
           {"data",
            {{"labels", labels},
             {"datasets",
-             {{{"type", "bar"}, {"label", interval_label}, {"data", intervals}, {"backgroundColor", color(0)},
+             {{{"type", "bar"},
+               {"label", interval_label},
+               {"data", intervals},
+               {"backgroundColor", color(0)},
                {"barPercentage", 0.35}},
-              {{"type", "line"}, {"label", point_label}, {"data", points}, {"showLine", false}, {"pointRadius", 5},
-               {"pointStyle", "rectRot"}, {"borderColor", color(1)}, {"backgroundColor", color(1)}}}}}},
+              {{"type", "line"},
+               {"label", point_label},
+               {"data", points},
+               {"showLine", false},
+               {"pointRadius", 5},
+               {"pointStyle", "rectRot"},
+               {"borderColor", color(1)},
+               {"backgroundColor", color(1)}}}}}},
           {"options", {{"indexAxis", "y"}, {"scales", {{"x", {{"title", axis_title(x_title)}}}}}}}};
 }
 
@@ -215,7 +232,8 @@ void throughput_section(Page& page, const ReportModel& m) {
   for (const auto& r : m.runs) {
     if (!(r.throughput > 0)) continue;
     labels.push_back(r.label + " (" + r.unit + ")");
-    bars.push_back(std::isfinite(r.ci_low) && r.ci_low > 0 ? nlohmann::json({r.ci_low, r.ci_high}) : nlohmann::json(nullptr));
+    bars.push_back(std::isfinite(r.ci_low) && r.ci_low > 0 ? nlohmann::json({r.ci_low, r.ci_high})
+                                                           : nlohmann::json(nullptr));
     points.push_back(r.throughput);
   }
   if (labels.empty()) return;
@@ -253,8 +271,12 @@ void memory_timeline_section(Page& page, const ReportModel& m) {
       bool nonzero = false;
       for (double b : t.bytes[c]) data.push_back(b / 1048576), nonzero |= b > 0;
       if (!nonzero) continue;
-      datasets.push_back({{"label", memory_categories()[c]}, {"data", data}, {"fill", true}, {"pointRadius", 0},
-                          {"borderColor", color(c)}, {"backgroundColor", color(c)}});
+      datasets.push_back({{"label", memory_categories()[c]},
+                          {"data", data},
+                          {"fill", true},
+                          {"pointRadius", 0},
+                          {"borderColor", color(c)},
+                          {"backgroundColor", color(c)}});
     }
     nlohmann::json config = line_chart(labels, datasets, "ms into the instrumented iterations", "MiB live");
     config["options"]["scales"]["y"]["stacked"] = true;
@@ -298,8 +320,8 @@ void sweep_section(Page& page, const ReportModel& m) {
   for (const auto& s : m.sweeps) {
     page.heading(3, s.label);
     std::vector<std::string> labels;
-    nlohmann::json throughput = nlohmann::json::array(), cpu = nlohmann::json::array(),
-                   flops = nlohmann::json::array(), memory = nlohmann::json::array();
+    nlohmann::json throughput = nlohmann::json::array(), cpu = nlohmann::json::array(), flops = nlohmann::json::array(),
+                   memory = nlohmann::json::array();
     for (const auto& p : s.points) {
       labels.push_back(std::to_string(p.batch));
       throughput.push_back(value(p.throughput));
@@ -307,7 +329,8 @@ void sweep_section(Page& page, const ReportModel& m) {
       flops.push_back(value(100 * p.flops));
       memory.push_back(p.peak_bytes >= 0 ? value(static_cast<double>(p.peak_bytes) / 1048576) : nullptr);
     }
-    page.chart("Throughput of " + s.label, line_chart(labels, nlohmann::json::array({dataset("throughput", throughput, 0)}), "batch size", s.unit));
+    page.chart("Throughput of " + s.label,
+               line_chart(labels, nlohmann::json::array({dataset("throughput", throughput, 0)}), "batch size", s.unit));
     nlohmann::json util = nlohmann::json::array();
     if (any_finite(cpu)) util.push_back(dataset("CPU utilisation (% of the threads' time)", cpu, 1));
     if (any_finite(flops)) util.push_back(dataset("FLOP/s (% of the measured peak)", flops, 2));
@@ -316,7 +339,8 @@ void sweep_section(Page& page, const ReportModel& m) {
     else
       page.chart("Utilisation of " + s.label, line_chart(labels, util, "batch size", "%"));
     if (any_finite(memory))
-      page.chart("Peak memory of " + s.label, line_chart(labels, nlohmann::json::array({dataset("peak memory", memory, 3)}), "batch size", "MiB"));
+      page.chart("Peak memory of " + s.label,
+                 line_chart(labels, nlohmann::json::array({dataset("peak memory", memory, 3)}), "batch size", "MiB"));
   }
   for (const auto& s : m.sweep_files) {
     std::string tried;
@@ -372,8 +396,9 @@ void roofline_section(Page& page, const ReportModel& m) {
     if (!v.judged) continue;
     const double total = v.compute_s + v.memory_s + v.overhead_s;
     const auto share = [&](double s) { return format_percent(total > 0 ? s / total : NAN); };
-    rows.push_back({r.label, share(v.compute_s), share(v.memory_s), share(v.overhead_s),
-                    v.top_op.empty() ? "-" : v.top_op + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s)});
+    rows.push_back(
+        {r.label, share(v.compute_s), share(v.memory_s), share(v.overhead_s),
+         v.top_op.empty() ? "-" : v.top_op + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s)});
     if (v.points.empty()) continue;
     double lo = v.points.front().intensity, hi = lo;
     for (const auto& p : v.points) lo = std::min(lo, p.intensity), hi = std::max(hi, p.intensity);
@@ -390,17 +415,29 @@ void roofline_section(Page& page, const ReportModel& m) {
       y_lo = std::min(y_lo, p.flops_per_s);
     }
     y_lo = std::min(y_lo / 3, v.peak_flops_per_s / 10);
-    nlohmann::json datasets = nlohmann::json::array(
-        {{{"type", "line"}, {"label", "roofline: min(peak, bandwidth x intensity)"}, {"data", roof},
-          {"borderColor", color(3)}, {"backgroundColor", color(3)}, {"pointRadius", 0}},
-         {{"type", "scatter"}, {"label", "operators with FLOPs (achieved)"}, {"data", points},
-          {"borderColor", color(0)}, {"backgroundColor", color(0)}, {"pointRadius", 5}}});
+    nlohmann::json datasets = nlohmann::json::array({{{"type", "line"},
+                                                      {"label", "roofline: min(peak, bandwidth x intensity)"},
+                                                      {"data", roof},
+                                                      {"borderColor", color(3)},
+                                                      {"backgroundColor", color(3)},
+                                                      {"pointRadius", 0}},
+                                                     {{"type", "scatter"},
+                                                      {"label", "operators with FLOPs (achieved)"},
+                                                      {"data", points},
+                                                      {"borderColor", color(0)},
+                                                      {"backgroundColor", color(0)},
+                                                      {"pointRadius", 5}}});
     nlohmann::json config = {
         {"type", "scatter"},
         {"data", {{"datasets", datasets}}},
-        {"options", {{"scales", {{"x", {{"type", "logarithmic"}, {"title", axis_title("arithmetic intensity (FLOP/byte)")}}},
-                                 {"y", {{"type", "logarithmic"}, {"min", y_lo}, {"max", 2 * v.peak_flops_per_s},
-                                        {"title", axis_title("FLOP/s")}}}}}}}};
+        {"options",
+         {{"scales",
+           {{"x", {{"type", "logarithmic"}, {"title", axis_title("arithmetic intensity (FLOP/byte)")}}},
+            {"y",
+             {{"type", "logarithmic"},
+              {"min", y_lo},
+              {"max", 2 * v.peak_flops_per_s},
+              {"title", axis_title("FLOP/s")}}}}}}}};
     page.chart("Roofline of " + r.label, config);
   }
   if (rows.empty()) return page.not_available(kNoRooflineReason);
@@ -516,10 +553,22 @@ void dispersion_section(Page& page, const ReportModel& m) {
        {{"labels", labels},
         {"datasets",
          {{{"type", "bar"}, {"label", "p5 to p95"}, {"data", band}, {"backgroundColor", color(0)}},
-          {{"type", "line"}, {"label", "fastest"}, {"data", lows}, {"showLine", false}, {"pointStyle", "triangle"},
-           {"pointRadius", 5}, {"borderColor", color(4)}, {"backgroundColor", color(4)}},
-          {{"type", "line"}, {"label", "slowest"}, {"data", highs}, {"showLine", false}, {"pointStyle", "rectRot"},
-           {"pointRadius", 5}, {"borderColor", color(2)}, {"backgroundColor", color(2)}}}}}},
+          {{"type", "line"},
+           {"label", "fastest"},
+           {"data", lows},
+           {"showLine", false},
+           {"pointStyle", "triangle"},
+           {"pointRadius", 5},
+           {"borderColor", color(4)},
+           {"backgroundColor", color(4)}},
+          {{"type", "line"},
+           {"label", "slowest"},
+           {"data", highs},
+           {"showLine", false},
+           {"pointStyle", "rectRot"},
+           {"pointRadius", 5},
+           {"borderColor", color(2)},
+           {"backgroundColor", color(2)}}}}}},
       {"options", {{"scales", {{"y", {{"title", axis_title("% from the run's median iteration time")}}}}}}}};
   page.chart("Iteration times relative to each run's median", config, 360);
   page.table({"configuration", "iterations", "median", "min", "p5", "p95", "max", "CV"}, rows);
@@ -543,9 +592,9 @@ std::string render_html(const ReportModel& m) {
       rows.push_back({r.label + (r.partial ? " (partial)" : ""), format_number(r.throughput) + " " + r.unit,
                       format_ms(r.median_s), format_percent(r.cv), format_percent(r.cpu), format_percent(r.flops),
                       format_bytes(r.peak_bytes), r.file});
-    page.table({"configuration", "throughput", "median iteration", "CV", "CPU util.", "FLOP/s of peak", "peak memory",
-                "file"},
-               rows);
+    page.table(
+        {"configuration", "throughput", "median iteration", "CV", "CPU util.", "FLOP/s of peak", "peak memory", "file"},
+        rows);
     throughput_section(page, m);
   }
   findings_section(page, m);

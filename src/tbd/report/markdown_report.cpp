@@ -55,8 +55,10 @@ std::string render_markdown(const ReportModel& m) {
 
   if (m.ab) {
     out << "\n## A/B: " << cell(m.ab->new_source) << " against " << cell(m.ab->base_source) << "\n\n";
-    if (m.ab->rows.empty()) out << "Not available: no configuration is in both sets.\n";
-    else table(ab_table_header(), ab_table_rows(*m.ab));
+    if (m.ab->rows.empty())
+      out << "Not available: no configuration is in both sets.\n";
+    else
+      table(ab_table_header(), ab_table_rows(*m.ab));
     for (const auto& w : m.ab->warnings) out << "\nWarning: " << cell(w) << "\n";
     if (!m.ab->only_in_base.empty() || !m.ab->only_in_new.empty())
       out << fmt::format("\nOnly in base: {}. Only in new: {}.\n", m.ab->only_in_base.size(), m.ab->only_in_new.size());
@@ -66,7 +68,8 @@ std::string render_markdown(const ReportModel& m) {
   if (m.runs.empty()) {
     out << "Not available: no result files (only " << (m.scales.empty() ? "indexes" : "scaling files") << ").\n";
   } else {
-    out << "| configuration | throughput | 95% CI | median iteration | CV | CPU util. | FLOP/s of peak | peak memory | file |\n"
+    out << "| configuration | throughput | 95% CI | median iteration | CV | CPU util. | FLOP/s of peak | peak memory | "
+           "file |\n"
         << "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const auto& r : m.runs)
       out << fmt::format("| {}{} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.label),
@@ -147,13 +150,17 @@ std::string render_markdown(const ReportModel& m) {
       for (const auto& c : t.bytes) live += c[i];
       if (live > peak) peak = live, at = i;
     }
-    if (!any_timeline) out << "| configuration | points | span | highest recorded point | at |\n|---|---:|---:|---:|---:|\n";
-    out << fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.label), t.t_s.size(), format_ms(t.t_s.back() - t.t_s.front()),
-                       format_bytes(static_cast<long long>(peak)), format_ms(t.t_s[at] - t.t_s.front()));
+    if (!any_timeline)
+      out << "| configuration | points | span | highest recorded point | at |\n|---|---:|---:|---:|---:|\n";
+    out << fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.label), t.t_s.size(),
+                       format_ms(t.t_s.back() - t.t_s.front()), format_bytes(static_cast<long long>(peak)),
+                       format_ms(t.t_s[at] - t.t_s.front()));
     any_timeline = true;
   }
-  if (!any_timeline) out << "Not available: " << kNoMemoryReason << ".\n";
-  else out << "\nThe HTML report (--format html) charts each timeline by category.\n";
+  if (!any_timeline)
+    out << "Not available: " << kNoMemoryReason << ".\n";
+  else
+    out << "\nThe HTML report (--format html) charts each timeline by category.\n";
 
   out << "\n## Where an iteration's time goes (ms per timed iteration)\n\n";
   bool any_phases = false;
@@ -182,7 +189,8 @@ std::string render_markdown(const ReportModel& m) {
     out << "Not available: " << kNoRooflineReason << ".\n";
   } else {
     out << "Operator time by the ceiling that bounds it (docs/metrics.md#roofline), and the operator with the most "
-           "time above its ceiling.\n\n| configuration | compute-bound | memory-bound | overhead-bound | most headroom |\n"
+           "time above its ceiling.\n\n| configuration | compute-bound | memory-bound | overhead-bound | most headroom "
+           "|\n"
            "|---|---:|---:|---:|---|\n";
     for (const auto& r : m.runs) {
       if (!r.roofline.judged) continue;
@@ -191,9 +199,9 @@ std::string render_markdown(const ReportModel& m) {
       const auto share = [&](double s) { return format_percent(total > 0 ? s / total : NAN); };
       out << "| " << cell(r.label) << " | " << share(v.compute_s) << " | " << share(v.memory_s) << " | "
           << share(v.overhead_s) << " | "
-          << (v.top_op.empty() ? std::string("-")
-                               : cell(v.top_op) + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s) +
-                                     " per iteration")
+          << (v.top_op.empty()
+                  ? std::string("-")
+                  : cell(v.top_op) + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s) + " per iteration")
           << " |\n";
     }
   }
@@ -235,14 +243,17 @@ std::string render_markdown(const ReportModel& m) {
   }
 
   out << "\n## Predictions (tbd predict)\n\n";
-  if (m.predictions.empty()) out << "Not available: " << kNoPredictionReason << ".\n";
-  else table(prediction_table_header(), prediction_table_rows(m));
+  if (m.predictions.empty())
+    out << "Not available: " << kNoPredictionReason << ".\n";
+  else
+    table(prediction_table_header(), prediction_table_rows(m));
 
   out << "\n## Run-to-run dispersion of iteration times\n\n";
   if (m.runs.empty()) {
     out << "Not available: no result files.\n";
   } else {
-    out << "Relative to each run's median iteration time.\n\n| configuration | iterations | min | p5 | p95 | max | CV |\n"
+    out << "Relative to each run's median iteration time.\n\n| configuration | iterations | min | p5 | p95 | max | CV "
+           "|\n"
         << "|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& r : m.runs) {
       if (r.times.empty()) continue;

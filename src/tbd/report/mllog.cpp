@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <map>
 #include <filesystem>
+#include <map>
 
 #include "tbd/core/error.h"
 
@@ -185,9 +185,10 @@ void append_mllog(const std::string& path, const nlohmann::json& r) {
     add(a, "INTERVAL_START", "block_start", nullptr, __LINE__,
         {{"first_epoch_num", number}, {"epoch_count", 1}, {"samples_count", rep.value("samples", 0.0)}});
     step += rep.value("iterations", 0LL);
-    nlohmann::json stats = {{"throughput", rep.contains("samples_per_s") ? rep["samples_per_s"] : nlohmann::json(nullptr)},
-                            {"throughput_unit", t.value("unit", "")},
-                            {"seconds", rep.value("seconds", 0.0)}};
+    nlohmann::json stats = {
+        {"throughput", rep.contains("samples_per_s") ? rep["samples_per_s"] : nlohmann::json(nullptr)},
+        {"throughput_unit", t.value("unit", "")},
+        {"seconds", rep.value("seconds", 0.0)}};
     add(b, "POINT_IN_TIME", "tracked_stats", stats, __LINE__, {{"step", step}, {"epoch_num", number}});
     add(b, "INTERVAL_END", "block_stop", nullptr, __LINE__, {{"first_epoch_num", number}});
   }

@@ -8,9 +8,7 @@
 
 namespace tbd {
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 std::string format_duration(double s) {
@@ -64,8 +62,8 @@ void StudyProgress::end(const std::string& item, const std::string& status) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++done_;
   current_.clear();
-  const std::string line = fmt::format("[{}/{}] {}: {} (elapsed {})", done_, total_, item, status,
-                                       format_duration(now_s() - t0_));
+  const std::string line =
+      fmt::format("[{}/{}] {}: {} (elapsed {})", done_, total_, item, status, format_duration(now_s() - t0_));
   if (terminal_) {
     std::fprintf(out_, "\r\033[K%s\n", line.c_str());
     draw_locked();

@@ -24,10 +24,10 @@ class StudyProgress {
   StudyProgress(const StudyProgress&) = delete;
   StudyProgress& operator=(const StudyProgress&) = delete;
 
-  void begin(const std::string& item);                         // item starts running
+  void begin(const std::string& item);                           // item starts running
   void end(const std::string& item, const std::string& status);  // item done (ok, failed: ..., skipped)
-  void set_total(int total);                                   // auto sweeps learn it as they go
-  void finish();                                               // clears the bar
+  void set_total(int total);                                     // auto sweeps learn it as they go
+  void finish();                                                 // clears the bar
 
  private:
   void draw_locked();

@@ -36,7 +36,8 @@ std::string environment_line(const nlohmann::json& r) {
   std::string cores = e.contains("cpu") && e["cpu"].contains("cores_available_to_process")
                           ? text(e["cpu"]["cores_available_to_process"]) + " cores available"
                           : "";
-  std::string torch = e.contains("libtorch") && e["libtorch"].contains("version") ? "LibTorch " + text(e["libtorch"]["version"]) : "";
+  std::string torch =
+      e.contains("libtorch") && e["libtorch"].contains("version") ? "LibTorch " + text(e["libtorch"]["version"]) : "";
   std::string host = e.contains("os") && e["os"].contains("hostname") ? "host " + text(e["os"]["hostname"]) : "";
   std::string line = cpu;
   for (const auto& part : {cores, torch, host})
@@ -105,8 +106,8 @@ void add_predictions(ReportModel& m, const LoadedDocument& doc, const std::strin
       row.error = number_or_nan(check, "error");
     } else if (kind == "class_speedup") {
       for (const auto& c : p.value("classes", nlohmann::json::array()))
-        row.what += (row.what.empty() ? "" : ", ") + fmt::format("{} {:g}x faster", c.value("class", "?"),
-                                                                 c.value("factor", 0.0));
+        row.what += (row.what.empty() ? "" : ", ") +
+                    fmt::format("{} {:g}x faster", c.value("class", "?"), c.value("factor", 0.0));
       row.predicted = number_or_nan(p, "samples_per_s");
     } else if (kind == "roofline") {
       row.what = "every operator at its ceiling";
@@ -149,8 +150,8 @@ AbView build_ab_view(const ResultSet& base, const ResultSet& candidate, const st
 }
 
 const std::vector<std::string>& memory_categories() {
-  static const std::vector<std::string> c = {"weights", "weight_gradients", "optimizer_state", "inputs",
-                                             "feature_maps", "workspace", "dynamic", "other"};
+  static const std::vector<std::string> c = {"weights",      "weight_gradients", "optimizer_state", "inputs",
+                                             "feature_maps", "workspace",        "dynamic",         "other"};
   return c;
 }
 
@@ -163,7 +164,8 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
   ReportModel m;
   m.source = source;
   if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty() && set.predictions.empty())
-    throw Error(source + ": no tbd results here (files with \"schema\": \"tbd.result/1\", tbd.scale/1, tbd.sweep/1 or "
+    throw Error(source +
+                ": no tbd results here (files with \"schema\": \"tbd.result/1\", tbd.scale/1, tbd.sweep/1 or "
                 "tbd.suite/1); run tbd run --out, tbd sweep or tbd suite first");
   for (const auto& f : set.skipped) m.skipped_files.push_back(relative_to(f, source));
   std::set<std::string> environments;
@@ -198,7 +200,8 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
     row.on_gpu = r["workload"]["options"].value("device", std::string("cpu")).rfind("cuda", 0) == 0;
     row.achieved_flops = r.contains("flops") ? number_or_nan(r["flops"], "achieved_flops_per_s") : NAN;
     row.gpu_util = r.contains("gpu") && r["gpu"].contains("utilization_gpu")
-                       ? number_or_nan(r["gpu"]["utilization_gpu"], "mean") : NAN;
+                       ? number_or_nan(r["gpu"]["utilization_gpu"], "mean")
+                       : NAN;
     row.kernel_busy = r.contains("gpu") ? number_or_nan(r["gpu"], "kernel_busy_share") : NAN;
     row.device_median_s = r.contains("device_time") ? number_or_nan(r["device_time"], "median_s") : NAN;
     if (r.contains("memory") && r["memory"].contains("cuda_allocator")) {
@@ -209,13 +212,13 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
       row.fragmentation = NAN;
     }
     if (row.peak_bytes > 0 && r["memory"].contains("breakdown"))
-      for (const auto& c : memory_categories())
-        row.memory.push_back({c, r["memory"]["breakdown"].value(c, 0LL)});
+      for (const auto& c : memory_categories()) row.memory.push_back({c, r["memory"]["breakdown"].value(c, 0LL)});
     if (r.contains("ops") && r["ops"].contains("by_class") && r["ops"]["by_class"].is_object())
       for (const auto& [cls, v] : r["ops"]["by_class"].items())
         row.op_classes.push_back({cls, number_or_nan(v, "share_of_self")});
     if (r.contains("phases") && r["phases"].is_object() && r["phases"].contains("iteration_ms"))
-      for (const auto& p : report_phases()) row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
+      for (const auto& p : report_phases())
+        row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
     row.roofline = roofline_view(r);
     row.memory_timeline = memory_timeline_of(r);
     row.findings = findings_of(r);
@@ -283,8 +286,8 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
 }
 
 std::vector<std::string> gpu_table_header() {
-  return {"configuration", "FLOP/s", "of peak", "GPU util. (NVML)", "kernel busy", "device iteration",
-          "peak memory", "reserved peak", "fragmentation"};
+  return {"configuration",    "FLOP/s",      "of peak",       "GPU util. (NVML)", "kernel busy",
+          "device iteration", "peak memory", "reserved peak", "fragmentation"};
 }
 
 std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model) {

@@ -89,10 +89,10 @@ struct ScaleSeries {  // a tbd.scale/1 file
 // One prediction of a tbd.prediction/1 file, with its check when it ran.
 struct PredictionRow {
   std::string base_label, workload, what, file, unit;
-  int ranks = 0;                  // data-parallel predictions; 0 otherwise
-  double predicted = 0;           // samples/s (global), or the first out-of-memory batch
-  double measured = 0, error = 0; // NaN without a check
-  double speedup = 0;             // data-parallel: predicted global / the base
+  int ranks = 0;                   // data-parallel predictions; 0 otherwise
+  double predicted = 0;            // samples/s (global), or the first out-of-memory batch
+  double measured = 0, error = 0;  // NaN without a check
+  double speedup = 0;              // data-parallel: predicted global / the base
 };
 
 // `tbd report BASE NEW`: the comparison of the two sets, per configuration.

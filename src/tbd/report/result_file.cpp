@@ -24,8 +24,8 @@ void check_output_path(const std::string& path) {
                      (p / "result.json").string());
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec))
-    throw UsageError("--out " + path + ": folder " + dir.string() +
-                     " does not exist; create it first (mkdir -p " + dir.string() + ")");
+    throw UsageError("--out " + path + ": folder " + dir.string() + " does not exist; create it first (mkdir -p " +
+                     dir.string() + ")");
   if (access(dir.c_str(), W_OK) != 0)
     throw UsageError("--out " + path + ": folder " + dir.string() + " is not writable");
 }

@@ -61,8 +61,13 @@ std::string found_text(const nlohmann::json& j) {
   if (j.is_null()) return "null";
   std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text + " (" + (j.is_string() ? "a string" : j.is_boolean() ? "a boolean"
-                        : j.is_number() ? "a number" : j.is_array() ? "an array" : "an object") + ")";
+  return text + " (" +
+         (j.is_string()    ? "a string"
+          : j.is_boolean() ? "a boolean"
+          : j.is_number()  ? "a number"
+          : j.is_array()   ? "an array"
+                           : "an object") +
+         ")";
 }
 
 [[noreturn]] void wrong_type(const std::string& file, const std::string& field, Kind k, const nlohmann::json& found) {
@@ -95,9 +100,11 @@ void check_result_fields(const nlohmann::json& r, const std::string& file) {
   expect_kind(t, "unit", Kind::string, file, "throughput");
   expect_kind(t, "repetitions", Kind::array, file, "throughput");
   if (t.contains("repetitions"))
-    check_entries(t["repetitions"], file, "throughput.repetitions", {{"samples", Kind::number}, {"seconds", Kind::number}});
+    check_entries(t["repetitions"], file, "throughput.repetitions",
+                  {{"samples", Kind::number}, {"seconds", Kind::number}});
   expect_kind(r, "distributed", Kind::object, file, "");
-  if (r.contains("distributed")) expect_kind(r["distributed"], "global_samples_per_s", Kind::number, file, "distributed");
+  if (r.contains("distributed"))
+    expect_kind(r["distributed"], "global_samples_per_s", Kind::number, file, "distributed");
   expect_kind(r, "memory", Kind::object, file, "");
   if (r.contains("memory")) {
     const auto& m = r["memory"];
@@ -136,16 +143,14 @@ void validate_scale(const nlohmann::json& doc, const std::string& file) {
 
 void add_file(ResultSet& set, const std::string& file, bool from_folder) {
   const nlohmann::json doc = read_json(file);
-  const std::string schema = doc.is_object() && doc.contains("schema") && doc["schema"].is_string()
-                                 ? doc["schema"].get<std::string>()
-                                 : "";
+  const std::string schema =
+      doc.is_object() && doc.contains("schema") && doc["schema"].is_string() ? doc["schema"].get<std::string>() : "";
   if (schema == kResultSchema) {
     validate_result(doc, file);
     set.runs.push_back({file, "", doc});
   } else if (schema == kScaleSchema) {
     validate_scale(doc, file);
-    for (const auto& p : doc["points"])
-      set.runs.push_back({file, "scale, nproc " + p["nproc"].dump(), p["result"]});
+    for (const auto& p : doc["points"]) set.runs.push_back({file, "scale, nproc " + p["nproc"].dump(), p["result"]});
     set.scales.push_back({file, doc});
   } else if (schema == kSweepSchema) {
     if (!doc.contains("points") || !doc["points"].is_array())
@@ -173,7 +178,8 @@ void add_file(ResultSet& set, const std::string& file, bool from_folder) {
   } else if (from_folder) {
     set.skipped.push_back(file);
   } else {
-    throw Error(file + ": not a tbd file (no \"schema\": \"tbd.result/1\" or another tbd schema); "
+    throw Error(file +
+                ": not a tbd file (no \"schema\": \"tbd.result/1\" or another tbd schema); "
                 "give a file written by tbd run, sweep, scale or suite");
   }
 }
@@ -182,10 +188,12 @@ std::string settings_text(const nlohmann::json& result) {
   static const nlohmann::json none = nlohmann::json::object();
   const auto& w = result["workload"];
   const auto& o = w["options"];
-  const nlohmann::json& s = w.contains("settings") && w["settings"].is_object() ? w["settings"]
-                            : o.contains("settings") && o["settings"].is_object() ? o["settings"] : none;
+  const nlohmann::json& s = w.contains("settings") && w["settings"].is_object()   ? w["settings"]
+                            : o.contains("settings") && o["settings"].is_object() ? o["settings"]
+                                                                                  : none;
   std::string text;
-  for (const auto& [k, v] : s.items()) text += (text.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [k, v] : s.items())
+    text += (text.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   return text;
 }
 
@@ -211,8 +219,8 @@ std::string key(const nlohmann::json& r, bool with_batch) {
   // Results written before --optimizer-impl existed stepped with LibTorch's loop.
   k << " precision=" << o.value("precision", "?") << " optimizer=" << o.value("optimizer_impl", "loop")
     << " device=" << o.value("device", "?")
-    << " data=" << (o.value("data", "synthetic") == "synthetic" ? "synthetic" : "real")
-    << " settings=[" << settings_text(r) << "] world=" << world_size_of(r);
+    << " data=" << (o.value("data", "synthetic") == "synthetic" ? "synthetic" : "real") << " settings=["
+    << settings_text(r) << "] world=" << world_size_of(r);
   // Convolutional workloads record the layout they ran in; before
   // --memory-format existed every run was contiguous.
   if (channels_last(r)) k << " memory=channels_last";
@@ -227,7 +235,8 @@ std::string key(const nlohmann::json& r, bool with_batch) {
 void validate_result(const nlohmann::json& r, const std::string& file) {
   if (!r.is_object()) throw Error(file + ": a result must be a JSON object");
   if (r.value("schema", "") != kResultSchema)
-    throw Error(file + ": expected schema " + kResultSchema + ", found " + (r.contains("schema") ? r["schema"].dump() : "none"));
+    throw Error(file + ": expected schema " + kResultSchema + ", found " +
+                (r.contains("schema") ? r["schema"].dump() : "none"));
   const auto require = [&](bool ok, const std::string& what) {
     if (!ok) throw Error(file + ": tbd.result/1 document lacks " + what + " (was it edited by hand or truncated?)");
   };
@@ -247,7 +256,8 @@ ResultSet load_results(const std::string& path) {
   ResultSet set;
   std::error_code ec;
   const auto symlink_loop = [](const std::string& p) {
-    return Error(p + ": a loop of symbolic links (the link points, through other links, back to itself); "
+    return Error(p +
+                 ": a loop of symbolic links (the link points, through other links, back to itself); "
                  "remove the link or point it at a real file or folder");
   };
   const fs::file_status status = fs::status(path, ec);

@@ -57,8 +57,8 @@ std::string configuration_label(const nlohmann::json& result);
 double median_iteration_s(const nlohmann::json& result);
 double throughput_of(const nlohmann::json& result);  // global samples/s for distributed runs
 std::string throughput_unit(const nlohmann::json& result);
-double cpu_utilisation(const nlohmann::json& result);    // NaN without the cpu probe
-double flops_utilisation(const nlohmann::json& result);  // of the measured peak; NaN without it
+double cpu_utilisation(const nlohmann::json& result);       // NaN without the cpu probe
+double flops_utilisation(const nlohmann::json& result);     // of the measured peak; NaN without it
 long long peak_memory_bytes(const nlohmann::json& result);  // -1 without the memory probe
 std::vector<double> iteration_times(const nlohmann::json& result);
 

@@ -21,12 +21,11 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
   const auto& w = r.at("workload");
   const auto& o = w.at("options");
   out << fmt::format("{} — {}\n", w.at("name").get<std::string>(), w.at("model").get<std::string>());
-  out << fmt::format("  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config",
-                     o.at("scale").get<std::string>(), o.at("batch_size").get<long long>(),
-                     w.value("batch_unit", w.at("sample_unit").get<std::string>()), o.at("precision").get<std::string>(),
-                     o.at("device").get<std::string>(), o.at("threads").get<int>(),
-                     o.at("threads").get<int>() == 1 ? "" : "s",
-                     o.at("data").get<std::string>());
+  out << fmt::format(
+      "  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config", o.at("scale").get<std::string>(),
+      o.at("batch_size").get<long long>(), w.value("batch_unit", w.at("sample_unit").get<std::string>()),
+      o.at("precision").get<std::string>(), o.at("device").get<std::string>(), o.at("threads").get<int>(),
+      o.at("threads").get<int>() == 1 ? "" : "s", o.at("data").get<std::string>());
   if (!o.at("settings").empty()) {
     std::string given;
     for (const auto& [key, value] : o.at("settings").items())
@@ -44,20 +43,19 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
   out << fmt::format("  {:<12}{} ({} trainable)\n", "parameters",
                      with_thousands(r.at("model").at("parameters").get<long long>()),
                      with_thousands(r.at("model").at("trainable_parameters").get<long long>()));
-  out << fmt::format("  {:<12}{} iteration{} ({})\n", "warm-up",
-                     r.at("warmup").at("iterations").get<long long>(),
+  out << fmt::format("  {:<12}{} iteration{} ({})\n", "warm-up", r.at("warmup").at("iterations").get<long long>(),
                      r.at("warmup").at("iterations").get<long long>() == 1 ? "" : "s",
                      r.at("warmup").at("ended_by").get<std::string>());
   for (const auto& [label, text] : probe_lines) out << fmt::format("  {:<12}{}\n", label, text);
   if (r.contains("distributed") && r["distributed"].is_object()) {
     const auto& d = r["distributed"];
-    out << fmt::format("  {:<12}{} ranks ({}), global batch {}; figures other than the first throughput "
-                       "line are rank 0's\n",
-                       "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
-                       d["global_batch_size"].get<long long>());
+    out << fmt::format(
+        "  {:<12}{} ranks ({}), global batch {}; figures other than the first throughput "
+        "line are rank 0's\n",
+        "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
+        d["global_batch_size"].get<long long>());
   }
-  if (r.value("partial", false))
-    out << "  PARTIAL: interrupted before the timed windows completed\n";
+  if (r.value("partial", false)) out << "  PARTIAL: interrupted before the timed windows completed\n";
 }
 
 }  // namespace tbd

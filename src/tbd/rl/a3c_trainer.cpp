@@ -8,8 +8,7 @@
 
 namespace tbd::rl {
 
-A3CTrainer::A3CTrainer(A3CTrainerConfig config, EnvironmentFactory make_environment)
-    : config_(std::move(config)) {
+A3CTrainer::A3CTrainer(A3CTrainerConfig config, EnvironmentFactory make_environment) : config_(std::move(config)) {
   if (config_.workers < 1) throw Error("A3C needs at least one worker, got " + std::to_string(config_.workers));
   if (config_.a3c.t_max < 1) throw Error("A3C needs t_max of at least 1, got " + std::to_string(config_.a3c.t_max));
   shared_ = nn::AtariNet(config_.net);

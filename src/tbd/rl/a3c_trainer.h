@@ -41,8 +41,8 @@ struct A3CTrainerConfig {
 };
 
 struct IterationSummary {
-  double mean_loss = 0;    // of the workers' rollouts
-  int64_t frames = 0;      // emulator frames played by all workers
+  double mean_loss = 0;  // of the workers' rollouts
+  int64_t frames = 0;    // emulator frames played by all workers
   int64_t agent_steps = 0;
 };
 

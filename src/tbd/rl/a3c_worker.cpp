@@ -50,7 +50,12 @@ A3CLoss a3c_loss(nn::AtariNet& model, const Rollout& r, const A3CConfig& c) {
 
 A3CWorker::A3CWorker(int id, std::unique_ptr<envs::FrameStack> env, nn::AtariNetConfig net, A3CConfig config,
                      uint64_t seed, torch::Device device)
-    : id_(id), env_(std::move(env)), local_(net), config_(config), seed_(seed), device_(device),
+    : id_(id),
+      env_(std::move(env)),
+      local_(net),
+      config_(config),
+      seed_(seed),
+      device_(device),
       rng_(derive_seed(seed, 0)) {
   local_->to(device_);
   local_->train();
@@ -140,7 +145,7 @@ double A3CWorker::rollout_and_update(nn::AtariNet& shared, SharedRMSprop& optimi
     std::vector<torch::Tensor> grads;
     grads.reserve(local_params.size());
     for (const auto& p : local_params) grads.push_back(p.grad());
-    optimizer.step(grads);  // hogwild: no lock; other workers may be stepping too
+    optimizer.step(grads);    // hogwild: no lock; other workers may be stepping too
     local_->zero_grad(true);  // freed now, so nothing of this update outlives the iteration
   }
   counters_.busy_s += seconds_since(t0);

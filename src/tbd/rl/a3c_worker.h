@@ -41,7 +41,7 @@ struct Rollout {
 };
 
 struct A3CLoss {
-  torch::Tensor total;          // policy + value_coef · value (the quantity differentiated)
+  torch::Tensor total;                   // policy + value_coef · value (the quantity differentiated)
   torch::Tensor policy, value, entropy;  // detached parts: −Σ log π·A, Σ (R − V)², Σ H
 };
 
@@ -61,8 +61,8 @@ struct WorkerCounters {
 
 class A3CWorker {
  public:
-  A3CWorker(int id, std::unique_ptr<envs::FrameStack> env, nn::AtariNetConfig net, A3CConfig config,
-            uint64_t seed, torch::Device device);
+  A3CWorker(int id, std::unique_ptr<envs::FrameStack> env, nn::AtariNetConfig net, A3CConfig config, uint64_t seed,
+            torch::Device device);
 
   // Sync from `shared`, play one rollout, update `shared` with `optimizer`.
   // Returns the rollout's loss (before the update).

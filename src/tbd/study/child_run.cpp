@@ -51,7 +51,8 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
   const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) throw Error("cannot write the log " + log_path + ": " + std::strerror(errno));
   const std::string header = "$ " + command_line(args) + "\n";
-  if (::write(log, header.data(), header.size()) < 0) { /* the run matters more than its log header */ }
+  if (::write(log, header.data(), header.size()) < 0) { /* the run matters more than its log header */
+  }
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -71,7 +72,8 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     ::execv(argv[0], argv.data());
     const std::string msg = std::string("tbd: error: cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
-    if (::write(STDERR_FILENO, msg.data(), msg.size()) < 0) {}
+    if (::write(STDERR_FILENO, msg.data(), msg.size()) < 0) {
+    }
     ::_exit(127);
   }
   ::close(log);
@@ -95,11 +97,13 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
     outcome.oom_killed = outcome.signal == SIGKILL && (oom_kills_before < 0 || oom_kills_after > oom_kills_before);
     outcome.error = "killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")";
     if (outcome.oom_killed)
-      outcome.error += oom_kills_before < 0 ? ", most likely the kernel's out-of-memory killer (/proc/vmstat is unreadable)"
-                                            : ", by the kernel's out-of-memory killer";
+      outcome.error += oom_kills_before < 0
+                           ? ", most likely the kernel's out-of-memory killer (/proc/vmstat is unreadable)"
+                           : ", by the kernel's out-of-memory killer";
     else
-      outcome.error += outcome.signal == SIGKILL ? " from outside, not the out-of-memory killer (/proc/vmstat's oom_kill did not grow)"
-                                                 : " from outside";
+      outcome.error += outcome.signal == SIGKILL
+                           ? " from outside, not the out-of-memory killer (/proc/vmstat's oom_kill did not grow)"
+                           : " from outside";
     return outcome;
   }
   outcome.exit_code = WEXITSTATUS(status);

@@ -9,11 +9,11 @@
 namespace tbd {
 
 struct ChildOutcome {
-  int exit_code = 0;   // the child's exit status; 128 + signal when a signal ended it
-  int signal = 0;      // the signal that ended it, 0 when it exited
+  int exit_code = 0;        // the child's exit status; 128 + signal when a signal ended it
+  int signal = 0;           // the signal that ended it, 0 when it exited
   bool oom_killed = false;  // SIGKILL while the kernel's out-of-memory killer acted
-  double seconds = 0;  // wall time
-  std::string error;   // the child's "tbd: error: ..." line, or what ended it; empty on success
+  double seconds = 0;       // wall time
+  std::string error;        // the child's "tbd: error: ..." line, or what ended it; empty on success
 
   bool ok() const { return exit_code == 0; }
   // Stopped by SIGINT or SIGTERM, it wrote its (partial) result: exit 130 or 143.

@@ -48,10 +48,14 @@ FolderLock::FolderLock(const std::string& dir, const std::string& command) {
       who += "` (pid " + std::to_string(pid) + ")";
     }
     if (alive)
-      throw UsageError(dir + " is in use by " + who + ", which writes its results there; wait for it to end, or "
+      throw UsageError(dir + " is in use by " + who +
+                       ", which writes its results there; wait for it to end, or "
                        "give --out another folder");
-    throw UsageError(dir + " is in use by a run that " + who + " started: that study is gone but its run "
-                     "still writes into the folder (find it with `fuser " + path + "` and end it), or give --out "
+    throw UsageError(dir + " is in use by a run that " + who +
+                     " started: that study is gone but its run "
+                     "still writes into the folder (find it with `fuser " +
+                     path +
+                     "` and end it), or give --out "
                      "another folder");
   }
   const std::string me = std::to_string(::getpid()) + " " + command + "\n";
@@ -67,12 +71,14 @@ FolderLock::~FolderLock() {
 void check_results_folder(const std::string& dir, const std::string& command) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw UsageError("--out " + dir + " is a file, but " + command + " writes a results folder (index, results "
+    throw UsageError("--out " + dir + " is a file, but " + command +
+                     " writes a results folder (index, results "
                      "and logs inside); give --out a folder name, e.g. " +
                      (fs::path(dir).parent_path() / (fs::path(dir).stem().string() + "-results")).string());
   // `--out sweep.json` would silently become a folder called sweep.json.
   if (fs::path(dir).extension() == ".json" && !fs::exists(dir, ec))
-    throw UsageError("--out " + dir + " looks like a file name, but " + command + " writes a results folder "
+    throw UsageError("--out " + dir + " looks like a file name, but " + command +
+                     " writes a results folder "
                      "(index.json, one result per run, logs); give a folder name, e.g. " +
                      (fs::path(dir).parent_path() / fs::path(dir).stem()).string());
 }

@@ -70,13 +70,13 @@ int failed_runs(const nlohmann::json& runs);
 
 struct SuiteRequest {
   std::string preset;
-  std::vector<SuiteRun> runs;             // plan_suite's
-  std::vector<std::string> run_options;   // the options given for every run, as typed (the index records them)
-  std::string out;                        // results folder; empty: suite-PRESET
-  bool force = false;                     // redo runs the index records as completed
-  std::string mllog, csv;                 // logs every run appends to; empty: none
-  std::string program;                    // this tbd, which the runs execute
-  std::string command;                    // the suite's command line, for the folder's lock
+  std::vector<SuiteRun> runs;            // plan_suite's
+  std::vector<std::string> run_options;  // the options given for every run, as typed (the index records them)
+  std::string out;                       // results folder; empty: suite-PRESET
+  bool force = false;                    // redo runs the index records as completed
+  std::string mllog, csv;                // logs every run appends to; empty: none
+  std::string program;                   // this tbd, which the runs execute
+  std::string command;                   // the suite's command line, for the folder's lock
 };
 
 // Runs the suite: checks the log paths and the folder, locks it, runs (or

@@ -43,12 +43,11 @@ std::vector<std::string> quick_options(const std::string& workload) {
 // A workload without a line keeps its default batch size.
 std::vector<std::string> gpu_options(const std::string& workload) {
   static const std::map<std::string, std::string> batch = {
-      {"resnet50", "256"},   {"inception3", "128"}, {"seq2seq", "256"}, {"transformer", "16384"},
-      {"faster_rcnn", "8"},  {"deepspeech2", "32"}, {"wgan", "128"},    {"ncf", "65536"},
-      {"dlrm", "8192"},      {"gpt", "16"},
+      {"resnet50", "256"},   {"inception3", "128"}, {"seq2seq", "256"}, {"transformer", "16384"}, {"faster_rcnn", "8"},
+      {"deepspeech2", "32"}, {"wgan", "128"},       {"ncf", "65536"},   {"dlrm", "8192"},         {"gpt", "16"},
   };
-  std::vector<std::string> args = {"--scale", "full", "--warmup", "3", "--iters", "4", "--repeat", "3",
-                                   "--probes", join_commas(default_probes()) + ",gpu"};
+  std::vector<std::string> args = {"--scale", "full", "--warmup", "3", "--iters", "4", "--repeat", "3"};
+  args.insert(args.end(), {"--probes", join_commas(default_probes()) + ",gpu"});
   if (auto it = batch.find(workload); it != batch.end()) args.insert(args.end(), {"--batch-size", it->second});
   return args;
 }
@@ -89,6 +88,5 @@ std::vector<std::string> merge_options(const std::vector<std::string>& preset,
   merged.insert(merged.end(), overrides.begin(), overrides.end());
   return merged;
 }
-
 
 }  // namespace tbd

@@ -56,11 +56,11 @@ class BatchSchedule {
 
  private:
   SweepPlan plan_;
-  size_t index_ = 0;      // points handed out
-  long long next_ = 0;           // auto: the next size; 0 once doubling would pass any size
-  long long last_ = 0;           // the size of the last point handed out
-  bool stopped_ = false;         // a rule ended the sweep before the plan did
-  bool out_of_memory_ = false;   // ... and that rule was out of memory
+  size_t index_ = 0;            // points handed out
+  long long next_ = 0;          // auto: the next size; 0 once doubling would pass any size
+  long long last_ = 0;          // the size of the last point handed out
+  bool stopped_ = false;        // a rule ended the sweep before the plan did
+  bool out_of_memory_ = false;  // ... and that rule was out of memory
   std::string stopped_by_;
 };
 

@@ -34,8 +34,9 @@ class A3C final : public Workload {
     static const WorkloadInfo info{
         .name = "a3c",
         .domain = "deep reinforcement learning",
-        .model = "A3C (Mnih et al. 2016): conv 16 8x8/4, conv 32 4x4/2, fc 256, policy and value heads on 84x84x4 "
-                 "frames; asynchronous worker threads (hogwild), shared RMSprop",
+        .model =
+            "A3C (Mnih et al. 2016): conv 16 8x8/4, conv 32 4x4/2, fc 256, policy and value heads on 84x84x4 "
+            "frames; asynchronous worker threads (hogwild), shared RMSprop",
         .dataset = "built-in Atari-like games (pong, breakout) rendered to 84x84 grayscale frames; no emulator or ROMs",
         .sample_unit = "frames",
         .default_batch = 8,
@@ -66,8 +67,9 @@ class A3C final : public Workload {
       throw UsageError("a3c runs in fp32 only: its workers' batch-1 policy steps gain nothing from " +
                        std::string(to_string(options.precision)) + "; drop --precision");
     if (!options.data_path.empty())
-      throw UsageError("a3c plays built-in games and reads no dataset; drop --data and choose a game with "
-                       "--set game=pong|breakout");
+      throw UsageError(
+          "a3c plays built-in games and reads no dataset; drop --data and choose a game with "
+          "--set game=pong|breakout");
     game_ = settings.text("game");
     rl::A3CTrainerConfig c;
     c.workers = static_cast<int>(options.batch_size);
@@ -78,8 +80,7 @@ class A3C final : public Workload {
     c.a3c.entropy = settings.real("entropy");
     c.rmsprop.lr = settings.real("lr");
     const int64_t per_worker = settings.integer("worker_threads");
-    c.intra_op_threads =
-        per_worker > 0 ? static_cast<int>(per_worker) : std::max(1, at::get_num_threads() / c.workers);
+    c.intra_op_threads = per_worker > 0 ? static_cast<int>(per_worker) : std::max(1, at::get_num_threads() / c.workers);
     c.seed = options.seed;
     c.device = device;
     const std::string game = game_;
@@ -149,7 +150,9 @@ class A3C final : public Workload {
                                       returns_.end());
     double mean_return = 0;
     for (double r : returns) mean_return += r / static_cast<double>(returns.size());
-    const auto per_step = [&](double v) { return steps > 0 ? nlohmann::json(v / static_cast<double>(steps)) : nlohmann::json(nullptr); };
+    const auto per_step = [&](double v) {
+      return steps > 0 ? nlohmann::json(v / static_cast<double>(steps)) : nlohmann::json(nullptr);
+    };
     const auto share = busy_s > 0 ? nlohmann::json(env_s / busy_s) : nlohmann::json(nullptr);
     nlohmann::json m;
     m["env"] = {{"game", game_},
@@ -157,10 +160,12 @@ class A3C final : public Workload {
                 {"agent_steps", steps},
                 {"frames", frames},
                 {"seconds_per_agent_step", per_step(env_s)},
-                {"seconds_per_frame", frames > 0 ? nlohmann::json(env_s / static_cast<double>(frames)) : nlohmann::json(nullptr)},
+                {"seconds_per_frame",
+                 frames > 0 ? nlohmann::json(env_s / static_cast<double>(frames)) : nlohmann::json(nullptr)},
                 {"share_of_worker_time", share},
-                {"note", "thread-seconds summed over the workers inside the environment (reset, frame skip, "
-                         "rendering, max-pooling and stacking), measured iterations only"}};
+                {"note",
+                 "thread-seconds summed over the workers inside the environment (reset, frame skip, "
+                 "rendering, max-pooling and stacking), measured iterations only"}};
     m["workers"] = {{"count", trainer_->config().workers},
                     {"busy_seconds", busy_s},
                     {"learning_seconds", busy_s - env_s},

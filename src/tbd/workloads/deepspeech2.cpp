@@ -52,13 +52,15 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
         .name = "deepspeech2",
         .domain = "speech recognition",
         .model = "Deep Speech 2: 2 conv + 7 bidirectional GRU x 1760, CTC over 29 characters (Amodei et al. 2016)",
-        .dataset = "LibriSpeech-like: synthetic audio, or a LibriSpeech-style folder (--data DIR: *.trans.txt, "
-                   "FLAC/WAV at 16 kHz)",
+        .dataset =
+            "LibriSpeech-like: synthetic audio, or a LibriSpeech-style folder (--data DIR: *.trans.txt, "
+            "FLAC/WAV at 16 kHz)",
         .sample_unit = "utterances",
         .default_batch = 8,
         .settings = {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
-                     real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)")},
+                     real_setting("max_grad_norm", 400.0, 0.0, 1e12,
+                                  "clip the gradient norm to this (0: no clipping)")},
         .variable_shapes = true};
     return info;
   }
@@ -80,9 +82,10 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
       batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
     place(nn::DeepSpeech2(scale_.model), device);
-    optimizer_ = make_sgd(
-        model_->parameters(),
-        torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true), options.optimizer_impl);
+    optimizer_ =
+        make_sgd(model_->parameters(),
+                 torch::optim::SGDOptions(settings.real("lr")).momentum(settings.real("momentum")).nesterov(true),
+                 options.optimizer_impl);
   }
 
   Batch next_batch() override {
@@ -110,8 +113,7 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
             {"rnn_hidden", scale_.model.rnn_hidden},
             {"conv_channels", scale_.model.conv_channels},
             {"classes", scale_.model.classes},
-            {"audio_seconds_per_utterance",
-             utterances_ > 0 ? audio_seconds_ / static_cast<double>(utterances_) : 0.0}};
+            {"audio_seconds_per_utterance", utterances_ > 0 ? audio_seconds_ / static_cast<double>(utterances_) : 0.0}};
   }
 
  private:

@@ -44,8 +44,9 @@ class DLRM final : public Recipe<nn::DLRM> {
     static const WorkloadInfo info{
         .name = "dlrm",
         .domain = "recommendation",
-        .model = "DLRM, Criteo Kaggle config: 26 tables x 16, MLPs 13-512-256-64-16 / 512-256-1, dot "
-                 "interaction, SGD (Naumov et al. 2019)",
+        .model =
+            "DLRM, Criteo Kaggle config: 26 tables x 16, MLPs 13-512-256-64-16 / 512-256-1, dot "
+            "interaction, SGD (Naumov et al. 2019)",
         .dataset = "Criteo Kaggle click logs: synthetic with skewed ids, or a Criteo TSV (--data train.txt)",
         .sample_unit = "samples",
         .default_batch = 128,
@@ -74,8 +75,11 @@ class DLRM final : public Recipe<nn::DLRM> {
                        std::string(e.what()).find("can't allocate memory") != std::string::npos;
       if (!oom) throw;
       throw Error("out of memory allocating DLRM's embedding tables (" +
-                  std::to_string(nn::dlrm_parameters(config_) * 4 / (1 << 20)) + " MiB of fp32 "
-                  "weights) on " + options.device + ": cap the tables with --set max_rows=N "
+                  std::to_string(nn::dlrm_parameters(config_) * 4 / (1 << 20)) +
+                  " MiB of fp32 "
+                  "weights) on " +
+                  options.device +
+                  ": cap the tables with --set max_rows=N "
                   "(e.g. 1000000), or use --scale small");
     }
     optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
@@ -114,7 +118,8 @@ class DLRM final : public Recipe<nn::DLRM> {
       std::vector<torch::Tensor> ids;
       for (int64_t rows : config_.table_sizes) {
         auto rank = torch::floor(torch::exp(torch::rand({batch_size}, gen) * std::log(static_cast<double>(rows))))
-                        .to(torch::kInt64) - 1;
+                        .to(torch::kInt64) -
+                    1;
         ids.push_back((rank.clamp(0, rows - 1) * 2654435761LL).remainder(rows));
       }
       Batch b;

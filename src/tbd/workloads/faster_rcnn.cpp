@@ -66,8 +66,10 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
         .dataset = "Pascal VOC: synthetic images with boxes, or a VOC folder (--data DIR)",
         .sample_unit = "images",
         .default_batch = 2,
-        .settings = {choice_setting("backbone", "resnet101", {"resnet101", "resnet50"}, "ResNet depth of the FPN backbone"),
-                     real_setting("lr", 0.02, 0.0, 1e12, "learning rate at batch 16, scaled linearly with the batch size"),
+        .settings = {choice_setting("backbone", "resnet101", {"resnet101", "resnet50"},
+                                    "ResNet depth of the FPN backbone"),
+                     real_setting("lr", 0.02, 0.0, 1e12,
+                                  "learning rate at batch 16, scaled linearly with the batch size"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
                      real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
         .lr_reference_batch = 16};  // torchvision's detection recipe: 0.02 for 16 images
@@ -116,9 +118,9 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
     for (auto& p : model_->parameters())
       if (p.requires_grad()) trainable.push_back(p);
     optimizer_ = make_sgd(
-        trainable, torch::optim::SGDOptions(lr_)
-                       .momentum(settings.real("momentum"))
-                       .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
+        trainable,
+        torch::optim::SGDOptions(lr_).momentum(settings.real("momentum")).weight_decay(settings.real("weight_decay")),
+        options.optimizer_impl);
   }
 
   torch::Tensor compute_loss(const Batch& batch) override {

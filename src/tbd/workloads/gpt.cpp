@@ -49,10 +49,11 @@ class GptWorkload final : public Recipe<nn::Gpt> {
         .sample_unit = "tokens",
         .default_batch = 8,
         .settings = {real_setting("lr", 6e-4, 0.0, 1e12, "AdamW learning rate (nanoGPT's GPT-2 peak)"),
-         real_setting("weight_decay", 0.1, 0.0, 1.0, "AdamW weight decay on matrices and embeddings"),
-         real_setting("beta2", 0.95, 0.0, 0.999999, "AdamW second-moment decay"),
-         real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
-         real_setting("max_gradient_norm", 1.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)")},
+                     real_setting("weight_decay", 0.1, 0.0, 1.0, "AdamW weight decay on matrices and embeddings"),
+                     real_setting("beta2", 0.95, 0.0, 0.999999, "AdamW second-moment decay"),
+                     real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
+                     real_setting("max_gradient_norm", 1.0, 0.0, 1e12,
+                                  "clip gradients to this global norm (0: no clipping)")},
         .batch_unit = "sequences"};
     return info;
   }
@@ -70,9 +71,9 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     if (!options.data_path.empty()) {
       auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ = read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed,
-                                            options.data_workers, options.data_path,
-                                            Shard{options.rank, options.world_size});
+      batches_ =
+          read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed, options.data_workers,
+                                     options.data_path, Shard{options.rank, options.world_size});
       data_description_ = options.data_path + " (byte tokens)";
     } else {
       batches_ = BatchSource(synthetic_batches(options.data_seed()));
@@ -87,8 +88,8 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     std::vector<torch::optim::OptimizerParamGroup> groups;
     groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(
                                    torch::optim::AdamWOptions(defaults).weight_decay(settings.real("weight_decay"))));
-    groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
-                                      torch::optim::AdamWOptions(defaults).weight_decay(0.0)));
+    groups.emplace_back(
+        no_decay, std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(defaults).weight_decay(0.0)));
     optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 

@@ -5,8 +5,8 @@
 #include <torch/optim/rmsprop.h>
 
 #include "tbd/core/error.h"
-#include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
+#include "tbd/data/synthetic_images.h"
 #include "tbd/nn/inception3.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/recipe.h"
@@ -35,9 +35,7 @@ ScaleConfig config_for(Scale scale) {
   return {1, 1000};
 }
 
-int image_size_for(Scale scale, bool aux) {
-  return scale == Scale::tiny ? nn::inception3_min_image_size(aux) : 299;
-}
+int image_size_for(Scale scale, bool aux) { return scale == Scale::tiny ? nn::inception3_min_image_size(aux) : 299; }
 
 class Inception3 final : public Recipe<nn::Inception3> {
  public:
@@ -50,13 +48,15 @@ class Inception3 final : public Recipe<nn::Inception3> {
         .sample_unit = "images",
         .default_batch = 32,
         .settings = {bool_setting("aux", true, "train the auxiliary classifier (loss weight 0.4)"),
-         real_setting("lr", 0.045, 0.0, 1e12, "RMSprop learning rate at batch 32, scaled linearly with the batch size"),
-         real_setting("decay", 0.9, 0.0, 1.0, "RMSprop decay of the squared-gradient average"),
-         real_setting("epsilon", 1.0, 0.0, 1e12, "RMSprop epsilon"),
-         real_setting("momentum", 0.9, 0.0, 1.0, "RMSprop momentum (Google's Inception training code)"),
-         real_setting("weight_decay", 4e-5, 0.0, 1.0, "L2 weight decay (TF-slim's Inception-v3)"),
-         real_setting("max_gradient_norm", 2.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)"),
-         real_setting("label_smoothing", 0.1, 0.0, 1.0, "label smoothing of the cross-entropy")},
+                     real_setting("lr", 0.045, 0.0, 1e12,
+                                  "RMSprop learning rate at batch 32, scaled linearly with the batch size"),
+                     real_setting("decay", 0.9, 0.0, 1.0, "RMSprop decay of the squared-gradient average"),
+                     real_setting("epsilon", 1.0, 0.0, 1e12, "RMSprop epsilon"),
+                     real_setting("momentum", 0.9, 0.0, 1.0, "RMSprop momentum (Google's Inception training code)"),
+                     real_setting("weight_decay", 4e-5, 0.0, 1.0, "L2 weight decay (TF-slim's Inception-v3)"),
+                     real_setting("max_gradient_norm", 2.0, 0.0, 1e12,
+                                  "clip gradients to this global norm (0: no clipping)"),
+                     real_setting("label_smoothing", 0.1, 0.0, 1.0, "label smoothing of the cross-entropy")},
         .lr_reference_batch = 32};  // the paper's per-replica batch for lr 0.045
     return info;
   }
@@ -98,12 +98,13 @@ class Inception3 final : public Recipe<nn::Inception3> {
     lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
     // LibTorch's RMSprop adds ε outside the square root (TensorFlow's inside);
     // with ε = 1 both damp steps of small gradients alike.
-    optimizer_ = make_rmsprop(
-        model_->parameters(), torch::optim::RMSpropOptions(lr_)
+    optimizer_ = make_rmsprop(model_->parameters(),
+                              torch::optim::RMSpropOptions(lr_)
                                   .alpha(settings.real("decay"))
                                   .eps(settings.real("epsilon"))
                                   .momentum(settings.real("momentum"))
-                                  .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
+                                  .weight_decay(settings.real("weight_decay")),
+                              options.optimizer_impl);
   }
 
   torch::Tensor compute_loss(const Batch& batch) override {

@@ -66,7 +66,8 @@ class NCF final : public Recipe<nn::NeuMF> {
       batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
     place(nn::NeuMF(config_), device);
-    optimizer_ = make_adam(model_->parameters(), torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
+    optimizer_ =
+        make_adam(model_->parameters(), torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
   }
 
   torch::Tensor compute_loss(const Batch& batch) override {
@@ -91,10 +92,12 @@ class NCF final : public Recipe<nn::NeuMF> {
     return synthetic_pool([&] {
       const int64_t groups = (batch_size + negatives_) / (1 + negatives_);
       auto users = torch::randint(config_.users, {groups}, gen, torch::kInt64)
-                       .repeat_interleave(1 + negatives_).narrow(0, 0, batch_size);
-      auto rank = torch::floor(torch::exp(torch::rand({batch_size}, gen) *
-                                          std::log(static_cast<double>(config_.items))))
-                      .to(torch::kInt64) - 1;
+                       .repeat_interleave(1 + negatives_)
+                       .narrow(0, 0, batch_size);
+      auto rank =
+          torch::floor(torch::exp(torch::rand({batch_size}, gen) * std::log(static_cast<double>(config_.items))))
+              .to(torch::kInt64) -
+          1;
       auto popular = (rank.clamp(0, config_.items - 1) * 2654435761LL).remainder(config_.items);
       auto uniform = torch::randint(config_.items, {batch_size}, gen, torch::kInt64);
       Batch b;

@@ -1,13 +1,13 @@
 // resnet50: ImageNet classification with ResNet-50 v1.5 (or another depth of
 // the family), cross-entropy, SGD with momentum and weight decay.
-#include <torch/nn/functional/loss.h>
 #include <fmt/format.h>
+#include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/synthetic_images.h"
 #include "tbd/data/image_folder_batches.h"
+#include "tbd/data/synthetic_images.h"
 #include "tbd/nn/memory_format.h"
 #include "tbd/nn/resnet.h"
 #include "tbd/optim/fast_optimizers.h"
@@ -44,7 +44,8 @@ class ResNet50 final : public Recipe<nn::ResNet> {
         .sample_unit = "images",
         .default_batch = 32,
         .settings = {choice_setting("depth", "50", {"18", "34", "50", "101", "152"}, "ResNet depth"),
-                     real_setting("lr", 0.1, 0.0, 1e12, "learning rate at batch 256, scaled linearly with the batch size"),
+                     real_setting("lr", 0.1, 0.0, 1e12,
+                                  "learning rate at batch 256, scaled linearly with the batch size"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
                      real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
         .lr_reference_batch = 256};  // Goyal et al. 2017: 0.1 per 256 images
@@ -87,9 +88,9 @@ class ResNet50 final : public Recipe<nn::ResNet> {
     nn::convert_memory_format(*model_, memory_format_);
     lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
     optimizer_ = make_sgd(
-        model_->parameters(), torch::optim::SGDOptions(lr_)
-                                  .momentum(settings.real("momentum"))
-                                  .weight_decay(settings.real("weight_decay")), options.optimizer_impl);
+        model_->parameters(),
+        torch::optim::SGDOptions(lr_).momentum(settings.real("momentum")).weight_decay(settings.real("weight_decay")),
+        options.optimizer_impl);
   }
 
   torch::Tensor compute_loss(const Batch& batch) override {

@@ -42,11 +42,12 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
         .sample_unit = "target tokens",
         .default_batch = 128,
         .settings = {real_setting("lr", 1.0, 0.0, 1e12, "SGD learning rate (TF nmt)"),
-         real_setting("max_gradient_norm", 5.0, 0.0, 1e12, "clip gradients to this global norm (0: no clipping)"),
-         real_setting("dropout", 0.2, 0.0, 0.99, "dropout on the input of every LSTM layer"),
-         integer_setting("max_length", 50, 1, 1000, "sentences are cut to this many tokens"),
-         bool_setting("reverse", false,
-                      "--data: translate the alphabetically second language into the first")},
+                     real_setting("max_gradient_norm", 5.0, 0.0, 1e12,
+                                  "clip gradients to this global norm (0: no clipping)"),
+                     real_setting("dropout", 0.2, 0.0, 0.99, "dropout on the input of every LSTM layer"),
+                     integer_setting("max_length", 50, 1, 1000, "sentences are cut to this many tokens"),
+                     bool_setting("reverse", false,
+                                  "--data: translate the alphabetically second language into the first")},
         .batch_unit = "sentence pairs",
         .variable_shapes = true};
     return info;
@@ -126,8 +127,9 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
   // Four batches cut from 4·B synthetic pairs sorted by length: from short
   // to long sentences, as bucketing makes them.
   BatchPool synthetic_batches(const nn::Seq2SeqConfig& c, int64_t max_length, uint64_t seed) const {
-    const auto pairs = synthetic_sentence_pairs(4 * batch_sentences_, c.source_vocabulary, c.target_vocabulary,
-                                                /*first_word=*/4, /*median_length=*/17.0, max_length, derive_seed(seed, 0x5e95));
+    const auto pairs =
+        synthetic_sentence_pairs(4 * batch_sentences_, c.source_vocabulary, c.target_vocabulary,
+                                 /*first_word=*/4, /*median_length=*/17.0, max_length, derive_seed(seed, 0x5e95));
     LengthBatches plan(padded_lengths(pairs, ids_), LengthBatches::Limit::sentences, batch_sentences_, seed);
     std::vector<Batch> pool;
     for (int64_t k = 0; k < plan.batches_per_epoch(); ++k)

@@ -45,18 +45,19 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     static const WorkloadInfo info{
         .name = "transformer",
         .domain = "machine translation",
-        .model = "Transformer base: 6+6 layers, d 512, 8 heads, FFN 2048, tied shared embeddings (Vaswani et al. "
-                 "2017); --batch-size counts tokens",
+        .model =
+            "Transformer base: 6+6 layers, d 512, 8 heads, FFN 2048, tied shared embeddings (Vaswani et al. "
+            "2017); --batch-size counts tokens",
         .dataset = "WMT-like: synthetic sentence pairs, or parallel text (--data DIR with train.SRC, train.TGT)",
         .sample_unit = "target tokens",
         .default_batch = 2048,
         .settings = {integer_setting("warmup_steps", 4000, 1, 100000000, "steps of linear learning-rate warm-up"),
-         real_setting("lr_factor", 1.0, 0.0, 1e12, "multiplier of the inverse-square-root schedule"),
-         real_setting("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the cross-entropy"),
-         real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
-         integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
-         bool_setting("reverse", false,
-                      "--data: translate the alphabetically second language into the first")},
+                     real_setting("lr_factor", 1.0, 0.0, 1e12, "multiplier of the inverse-square-root schedule"),
+                     real_setting("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the cross-entropy"),
+                     real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
+                     integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
+                     bool_setting("reverse", false,
+                                  "--data: translate the alphabetically second language into the first")},
         .batch_unit = "tokens",
         .variable_shapes = true};
     return info;
@@ -102,8 +103,9 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     warmup_steps_ = settings.integer("warmup_steps");
     lr_factor_ = settings.real("lr_factor");
     label_smoothing_ = settings.real("label_smoothing");
-    optimizer_ = make_adam(
-        model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9), options.optimizer_impl);
+    optimizer_ =
+        make_adam(model_->parameters(), torch::optim::AdamOptions(learning_rate(1)).betas({0.9, 0.98}).eps(1e-9),
+                  options.optimizer_impl);
   }
 
   // The paper's schedule sets the learning rate of every step.
@@ -149,8 +151,8 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     LengthBatches plan(padded_lengths(pairs, ids_), LengthBatches::Limit::tokens, batch_tokens_, seed);
     std::vector<Batch> pool;
     for (int64_t k = 0; k < plan.batches_per_epoch(); ++k)
-      pool.push_back(to_training_batch(make_translation_batch(pairs, plan.batch(k), ids_), device_,
-                                       SourceLengthsOn::device));
+      pool.push_back(
+          to_training_batch(make_translation_batch(pairs, plan.batch(k), ids_), device_, SourceLengthsOn::device));
     return BatchPool(std::move(pool));
   }
 

@@ -84,16 +84,16 @@ class Wgan final : public Workload {
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       // One shuffle shared by all ranks; each rank takes its own global batches.
-      batches_ = BatchSource(std::make_shared<ImageFolderBatches>(
-                                 folder, real_per_iteration, static_cast<int>(nn::kWganImageSize), options.seed,
-                                 options.data_workers, options.rank, options.world_size,
-                                 ImagePreparation::resize_to_tanh_range),
-                             [device](const ImageBatch& b) {  // labels unused: the GAN is unconditional
-                               Batch batch;
-                               batch.inputs = {to_device(b.images, device)};
-                               batch.samples = b.images.size(0);
-                               return batch;
-                             });
+      batches_ = BatchSource(
+          std::make_shared<ImageFolderBatches>(folder, real_per_iteration, static_cast<int>(nn::kWganImageSize),
+                                               options.seed, options.data_workers, options.rank, options.world_size,
+                                               ImagePreparation::resize_to_tanh_range),
+          [device](const ImageBatch& b) {  // labels unused: the GAN is unconditional
+            Batch batch;
+            batch.inputs = {to_device(b.images, device)};
+            batch.samples = b.images.size(0);
+            return batch;
+          });
     } else {
       batches_ = BatchSource(synthetic_batches(real_per_iteration, options.data_seed()));
     }
@@ -103,8 +103,8 @@ class Wgan final : public Workload {
     critic_->to(device);
     generator_->train();
     critic_->train();
-    const auto adam = torch::optim::AdamOptions(settings.real("lr"))
-                          .betas({settings.real("beta1"), settings.real("beta2")});
+    const auto adam =
+        torch::optim::AdamOptions(settings.real("lr")).betas({settings.real("beta1"), settings.real("beta2")});
     generator_optimizer_ = make_adam(generator_->parameters(), adam, options.optimizer_impl);
     critic_optimizer_ = make_adam(critic_->parameters(), adam, options.optimizer_impl);
   }

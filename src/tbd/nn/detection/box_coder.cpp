@@ -13,8 +13,7 @@ Centred centred(const torch::Tensor& boxes) {
 }
 }  // namespace
 
-BoxCoder::BoxCoder(std::array<double, 4> weights, double scale_clamp)
-    : weights_(weights), scale_clamp_(scale_clamp) {}
+BoxCoder::BoxCoder(std::array<double, 4> weights, double scale_clamp) : weights_(weights), scale_clamp_(scale_clamp) {}
 
 torch::Tensor BoxCoder::encode(const torch::Tensor& boxes, const torch::Tensor& references) const {
   const Centred r = centred(references), b = centred(boxes);

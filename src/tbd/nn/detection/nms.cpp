@@ -36,8 +36,8 @@ torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
   return torch::tensor(keep, torch::kInt64).to(device);
 }
 
-torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                          const torch::Tensor& groups, double iou_threshold) {
+torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& scores, const torch::Tensor& groups,
+                          double iou_threshold) {
   if (boxes.size(0) == 0) return torch::empty({0}, boxes.options().dtype(torch::kInt64));
   // One NMS per group (quadratic cost grows with the group, not the total),
   // then all kept boxes in decreasing score order, as torchvision returns them.
@@ -45,8 +45,8 @@ torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& score
   std::vector<torch::Tensor> kept;
   for (const auto& g : std::get<0>(at::_unique(host_groups)).unbind()) {
     const auto members = torch::nonzero(host_groups == g).squeeze(1).to(boxes.device());
-    kept.push_back(members.index_select(0, nms(boxes.index_select(0, members), scores.index_select(0, members),
-                                               iou_threshold)));
+    kept.push_back(
+        members.index_select(0, nms(boxes.index_select(0, members), scores.index_select(0, members), iou_threshold)));
   }
   const auto all = torch::cat(kept);
   const auto by_score = std::get<1>(scores.index_select(0, all).sort(0, /*descending=*/true));

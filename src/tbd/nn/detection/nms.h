@@ -14,7 +14,7 @@ torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
 
 // NMS independently within each group (`groups`: int64 [N], e.g. the FPN
 // level or the class); the kept indices come in decreasing score order.
-torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                          const torch::Tensor& groups, double iou_threshold);
+torch::Tensor batched_nms(const torch::Tensor& boxes, const torch::Tensor& scores, const torch::Tensor& groups,
+                          double iou_threshold);
 
 }  // namespace tbd::nn

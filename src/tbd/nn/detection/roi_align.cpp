@@ -10,7 +10,7 @@ namespace {
 // [R, S]: the lower and upper pixel index and their weights, zero weights
 // for points beyond one pixel outside [0, size].
 struct AxisTaps {
-  torch::Tensor low, high;            // int64 [R, S]
+  torch::Tensor low, high;                // int64 [R, S]
   torch::Tensor low_weight, high_weight;  // [R, S]
 };
 
