@@ -4,5 +4,5 @@
 // 2 cores: docs/architecture.md#build.
 #pragma once
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>

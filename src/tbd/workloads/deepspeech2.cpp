@@ -95,14 +95,15 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
     return batch;
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     namespace F = torch::nn::functional;
     auto [log_probs, out_lengths] = model_->forward(batch.inputs[0], batch.inputs[1]);
     // Summed over the batch then divided by its size, as deepspeech.pytorch;
     // an impossible alignment counts zero instead of poisoning the step.
-    return F::ctc_loss(log_probs.to(torch::kFloat), batch.targets[0], out_lengths, batch.targets[1],
-                       F::CTCLossFuncOptions().reduction(torch::kSum).zero_infinity(true)) /
-           static_cast<double>(batch.samples);
+    const auto loss = F::ctc_loss(log_probs.to(torch::kFloat), batch.targets[0], out_lengths, batch.targets[1],
+                                  F::CTCLossFuncOptions().reduction(torch::kSum).zero_infinity(true)) /
+                      static_cast<double>(batch.samples);
+    return {loss, {log_probs, out_lengths}};
   }
 
   // Audio seconds per second = samples_per_s × audio_seconds_per_utterance

@@ -92,10 +92,11 @@ class DLRM final : public Recipe<nn::DLRM> {
     }
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], batch.inputs[1]);
     // The reference applies a sigmoid then BCE; on the logit is the same loss, stabler.
-    return torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]);
+    return {torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]),
+            {logits}};
   }
 
   nlohmann::json configuration() const override {

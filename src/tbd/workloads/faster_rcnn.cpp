@@ -123,7 +123,7 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
         options.optimizer_impl);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     const auto& images = batch.inputs[0];
     const auto sizes = batch.inputs[1].accessor<int64_t, 2>();
     std::vector<nn::ImageSize> image_sizes;
@@ -133,7 +133,9 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
       boxes.push_back(batch.targets[static_cast<size_t>(2 * i)]);
       labels.push_back(batch.targets[static_cast<size_t>(2 * i + 1)]);
     }
-    return model_->forward(images, image_sizes, boxes, labels).total();
+    const nn::FasterRcnnLosses losses = model_->forward(images, image_sizes, boxes, labels);
+    return {losses.total(),
+            {losses.rpn_objectness, losses.rpn_box_regression, losses.classifier, losses.box_regression}};
   }
 
   nlohmann::json configuration() const override {

@@ -93,9 +93,10 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     const auto logits = model_->forward(batch.inputs[0]);
-    return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}));
+    return {torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1})),
+            {logits}};
   }
 
   nlohmann::json configuration() const override {

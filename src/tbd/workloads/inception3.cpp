@@ -107,7 +107,7 @@ class Inception3 final : public Recipe<nn::Inception3> {
                               options.optimizer_impl);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     namespace F = torch::nn::functional;
     const auto loss_options = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing_);
     const nn::InceptionOutput out = model_->forward(batch.inputs[0]);
@@ -115,7 +115,7 @@ class Inception3 final : public Recipe<nn::Inception3> {
     auto loss = F::cross_entropy(out.logits, batch.targets[0], loss_options);
     if (out.aux_logits.defined())
       loss = loss + kAuxLossWeight * F::cross_entropy(out.aux_logits, batch.targets[0], loss_options);
-    return loss;
+    return {loss, {out.logits, out.aux_logits}};
   }
 
   nlohmann::json configuration() const override {

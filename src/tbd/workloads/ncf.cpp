@@ -70,9 +70,10 @@ class NCF final : public Recipe<nn::NeuMF> {
         make_adam(model_->parameters(), torch::optim::AdamOptions(settings.real("lr")), options.optimizer_impl);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], batch.inputs[1]);
-    return torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]);
+    return {torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]),
+            {logits}};
   }
 
   nlohmann::json configuration() const override {

@@ -93,9 +93,9 @@ class ResNet50 final : public Recipe<nn::ResNet> {
         options.optimizer_impl);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     auto logits = model_->forward(nn::in_memory_format(batch.inputs[0], memory_format_));
-    return torch::nn::functional::cross_entropy(logits, batch.targets[0]);
+    return {torch::nn::functional::cross_entropy(logits, batch.targets[0]), {logits}};
   }
 
   nlohmann::json configuration() const override {

@@ -100,13 +100,14 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
     return batch;
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     namespace F = torch::nn::functional;
     const auto logits = model_->forward(batch.inputs[0], batch.inputs[1], batch.inputs[2]);
     // TF nmt's loss: summed over real target tokens, divided by the batch's sentences.
-    return F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
-                            F::CrossEntropyFuncOptions().ignore_index(ids_.pad).reduction(torch::kSum)) /
-           static_cast<double>(batch.inputs[0].size(0));
+    const auto loss = F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
+                                       F::CrossEntropyFuncOptions().ignore_index(ids_.pad).reduction(torch::kSum)) /
+                      static_cast<double>(batch.inputs[0].size(0));
+    return {loss, {logits}};
   }
 
   nlohmann::json configuration() const override {

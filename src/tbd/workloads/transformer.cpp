@@ -116,11 +116,13 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     return Recipe::step(batch, phases);
   }
 
-  torch::Tensor compute_loss(const Batch& batch) override {
+  LossAndOutputs compute_loss(const Batch& batch) override {
     namespace F = torch::nn::functional;
     const auto logits = model_->forward(batch.inputs[0], batch.inputs[1], batch.inputs[2]);
-    return F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
-                            F::CrossEntropyFuncOptions().ignore_index(ids_.pad).label_smoothing(label_smoothing_));
+    const auto loss =
+        F::cross_entropy(logits.reshape({-1, logits.size(2)}), batch.targets[0].reshape({-1}),
+                         F::CrossEntropyFuncOptions().ignore_index(ids_.pad).label_smoothing(label_smoothing_));
+    return {loss, {logits}};
   }
 
   nlohmann::json configuration() const override {
