@@ -6,7 +6,11 @@
 # RUNS processes (default 2) for each measured configuration: the co-located
 # copies the prediction uses and the check it is graded against.
 #
-#   bench/predict_grading.sh [build/tbd] [workloads] [KEEP=DIR keeps the files] [RUNS=2]
+# The workloads in SHORT (default: wgan gpt, whose small-scale iterations
+# take seconds on one thread) run shorter windows (1 warm-up, 2 repetitions
+# of 2 iterations, 2 instrumented), which the copies and checks inherit.
+#
+#   bench/predict_grading.sh [build/tbd] [workloads] [KEEP=DIR keeps the files] [RUNS=2] [SHORT="wgan gpt"]
 set -euo pipefail
 tbd="${1:-build/tbd}"
 workloads="${2:-resnet50 inception3 seq2seq transformer faster_rcnn deepspeech2 wgan ncf dlrm gpt}"
@@ -15,7 +19,9 @@ mkdir -p "$work"
 # The roofline verdicts weigh the co-location slowdowns: ceilings for one thread.
 "$tbd" env --peak --threads 1 >/dev/null
 for w in $workloads; do
-  "$tbd" run "$w" --scale small --threads 1 --warmup 2 --repeat 3 \
+  window=(--warmup 2 --repeat 3)
+  case " ${SHORT-wgan gpt} " in *" $w "*) window=(--warmup 1 --iters 2 --repeat 2 --instrument-iters 2) ;; esac
+  "$tbd" run "$w" --scale small --threads 1 "${window[@]}" \
     --probes time,cpu,memory,gradients,roofline,ops --out "$work/$w-base.json" --quiet
   "$tbd" predict "$work/$w-base.json" --nproc 2 --check --runs "${RUNS:-2}" --dir "$work/$w-check" \
     --out "$work/$w-prediction.json" >"$work/$w-prediction.txt"

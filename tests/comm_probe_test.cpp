@@ -9,7 +9,7 @@ namespace tbd {
 namespace {
 
 BucketAllreduce bucket(int64_t bytes, double launched, double done) {
-  return {.bytes = bytes, .launched_s = launched, .done_s = done};
+  return {.bytes = bytes, .launched_s = launched, .done_s = done, .device_seconds = std::nullopt};
 }
 
 TEST(CommAnalysis, OverlappingBucketsCountOnceAndSplitAtBackwardsEnd) {
@@ -40,6 +40,23 @@ TEST(CommAnalysis, GapsBetweenBucketsAreNotBusyAndDeviceTimingWins) {
   EXPECT_DOUBLE_EQ(f.exposed_wait_s, 3.5);
   EXPECT_DOUBLE_EQ(f.bucket_seconds[0], 1.0);
   EXPECT_DOUBLE_EQ(f.bucket_seconds[1], 0.25);
+}
+
+// A sparse gradient's all-reduce (dlrm's tables) is busy, exposed time and
+// bytes, but not a bucket: no all-reduce bus bandwidth for its allgathers.
+TEST(CommAnalysis, SparseAllReducesAreBusyButNotBuckets) {
+  CommIteration it;
+  it.buckets = {bucket(1000, 1.0, 2.0), bucket(64, 3.0, 3.5)};
+  it.buckets[1].sparse = true;
+  it.backward_end_s = 3.0;
+  it.wait_end_s = 3.5;
+  const CommFigures f = analyse_synchronisation(it);
+  EXPECT_EQ(f.buckets, 1);
+  EXPECT_DOUBLE_EQ(f.bytes, 1064);
+  EXPECT_DOUBLE_EQ(f.busy_s, 1.5);
+  EXPECT_DOUBLE_EQ(f.hidden_s, 1.0);
+  ASSERT_EQ(f.bucket_seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(f.bucket_seconds[0], 1.0);
 }
 
 }  // namespace

@@ -99,14 +99,26 @@ TEST(DataParallelWorker, TrainsItsShard) {
   if (env.rank == 0) torch::save(flat_parameters(model), out);
 }
 
-// A sequence workload with padding: seq2seq at tiny scale, dropout off. Its
-// loss is summed over target tokens and divided by sentences, so the mean of
-// two half-batch losses is the whole batch's loss; gradient clipping runs
-// after the all-reduce, on the global gradient, as with DDP. Each rank takes
-// its half of one padded batch (sources keep the whole batch's padding).
-constexpr int64_t kSentencesPerRank = 3;
+// Workloads through their own training step, each rank on its part of one
+// batch (the same on every rank: same seed, rank 0's stream), against one
+// process on the whole batch.
+//  - seq2seq at tiny scale, dropout off, with padding: its loss is summed
+//    over target tokens and divided by sentences, so the mean of two
+//    half-batch losses is the whole batch's loss; gradient clipping runs
+//    after the all-reduce, on the global gradient, as with DDP. Sources keep
+//    the whole batch's padding.
+//  - dlrm at tiny scale: embedding tables with sparse gradients, which the
+//    reducer all-reduces sparse, on their own, from the second iteration on
+//    (the first learns which gradients are sparse and sends them densified).
+struct ShardCase {
+  std::map<std::string, std::string> settings;
+  int64_t per_rank = 3;
+};
 
-std::map<std::string, std::string> seq2seq_settings() { return {{"dropout", "0"}, {"max_gradient_norm", "1"}}; }
+ShardCase shard_case(const std::string& workload) {
+  if (workload == "seq2seq") return {{{"dropout", "0"}, {"max_gradient_norm", "1"}}, 3};
+  return {{}, 8};
+}
 
 Batch rows(const Batch& b, int64_t start, int64_t count) {
   Batch part;
@@ -122,44 +134,72 @@ torch::Tensor flat(const ParameterSet& s) {
   return torch::cat(all);
 }
 
-TEST(DataParallelWorker, TrainsItsSeq2SeqShard) {
+TEST(DataParallelWorker, TrainsItsWorkloadShard) {
   const char* out = std::getenv("TBD_TEST_OUT");
-  if (!out || !std::getenv("RANK")) GTEST_SKIP() << "runs only as a rank of DataParallel.*";
+  const char* workload = std::getenv("TBD_TEST_WORKLOAD");
+  if (!out || !workload || !std::getenv("RANK")) GTEST_SKIP() << "runs only as a rank of DataParallel.*";
+  const bool overlap = std::string(std::getenv("TBD_TEST_OVERLAP") ? std::getenv("TBD_TEST_OVERLAP") : "on") == "on";
   const DistEnvironment env = read_dist_environment();
   auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
-  testing::WorkloadUnderTest t("seq2seq", Scale::tiny, seq2seq_settings(), kSentencesPerRank * env.world_size);
+  const ShardCase c = shard_case(workload);
+  testing::WorkloadUnderTest t(workload, Scale::tiny, c.settings, c.per_rank * env.world_size);
   ParameterSet state = t.workload->state();
   {
     torch::NoGradGuard no_grad;
     group->broadcast_from_rank0(state.weights);
   }
-  GradientReducer reducer(state.weights, *group, 16 * 1024, true);
+  GradientReducer reducer(state.weights, *group, 16 * 1024, overlap);
   t.phases.set_gradient_sync(&reducer);
-  const Batch whole = t.workload->next_batch();  // the same on every rank: same seed, rank 0's stream
-  const Batch mine = rows(whole, env.rank * kSentencesPerRank, kSentencesPerRank);
+  const Batch whole = t.workload->next_batch();
+  const Batch mine = rows(whole, env.rank * c.per_rank, c.per_rank);
   for (int i = 0; i < kSteps; ++i) t.step(mine);
+  if (std::string(workload) == "dlrm") {
+    const auto history = reducer.take_history();
+    ASSERT_EQ(history.size(), static_cast<size_t>(kSteps));
+    auto bytes = [](const CommIteration& it) {
+      int64_t sum = 0;
+      for (const auto& b : it.buckets) sum += b.bytes;
+      return sum;
+    };
+    // The tables went on their own, as the rows looked up, not the whole tables.
+    EXPECT_GT(history.back().buckets.size(), static_cast<size_t>(reducer.bucket_count()));
+    EXPECT_LT(bytes(history.back()), bytes(history.front()) / 4);
+  }
   if (env.rank == 0) torch::save(flat(t.workload->state()), out);
 }
 
-TEST(DataParallel, Seq2SeqWithPaddingTwoRanksMatchOneRank) {
+void expect_workload_two_ranks_match_one(const std::string& workload, const std::string& overlap) {
   testing::TempDir dir;
   const std::string out = dir / "params.pt";
   setenv("TBD_TEST_OUT", out.c_str(), 1);
-  const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsSeq2SeqShard"}, 2);
+  setenv("TBD_TEST_WORKLOAD", workload.c_str(), 1);
+  setenv("TBD_TEST_OVERLAP", overlap.c_str(), 1);
+  const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsWorkloadShard"}, 2);
   unsetenv("TBD_TEST_OUT");
+  unsetenv("TBD_TEST_WORKLOAD");
+  unsetenv("TBD_TEST_OVERLAP");
   ASSERT_EQ(rc, 0);
   torch::Tensor distributed;
   torch::load(distributed, out);
 
-  testing::WorkloadUnderTest t("seq2seq", Scale::tiny, seq2seq_settings(), 2 * kSentencesPerRank);
+  const ShardCase c = shard_case(workload);
+  testing::WorkloadUnderTest t(workload, Scale::tiny, c.settings, 2 * c.per_rank);
   const auto before = flat(t.workload->state()).clone();
   const Batch whole = t.workload->next_batch();
-  ASSERT_GT(whole.inputs[0].size(1), whole.inputs[1].min().item<int64_t>());  // the batch is padded
+  if (workload == "seq2seq") ASSERT_GT(whole.inputs[0].size(1), whole.inputs[1].min().item<int64_t>());  // padded
   for (int i = 0; i < kSteps; ++i) t.step(whole);
   const auto single = flat(t.workload->state());
   EXPECT_FALSE(torch::allclose(before, single));
   EXPECT_TRUE(torch::allclose(distributed, single, 1e-4, 1e-5))
       << "max difference " << (distributed - single).abs().max().item<float>();
+}
+
+TEST(DataParallel, Seq2SeqWithPaddingTwoRanksMatchOneRank) { expect_workload_two_ranks_match_one("seq2seq", "on"); }
+TEST(DataParallel, DlrmSparseGradientsTwoRanksMatchOneRankWithOverlap) {
+  expect_workload_two_ranks_match_one("dlrm", "on");
+}
+TEST(DataParallel, DlrmSparseGradientsTwoRanksMatchOneRankWithoutOverlap) {
+  expect_workload_two_ranks_match_one("dlrm", "off");
 }
 
 void expect_two_ranks_match_one(const std::string& overlap) {
@@ -169,6 +209,7 @@ void expect_two_ranks_match_one(const std::string& overlap) {
   setenv("TBD_TEST_OVERLAP", overlap.c_str(), 1);
   const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsShard"}, 2);
   unsetenv("TBD_TEST_OUT");
+  unsetenv("TBD_TEST_OVERLAP");
   ASSERT_EQ(rc, 0);
   torch::Tensor distributed;
   torch::load(distributed, out);

@@ -7,6 +7,7 @@
 
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
 #include "tbd/core/error.h"
@@ -77,6 +78,35 @@ TEST(DataParallelModel, CoLocatedPhasesReplaceTheBaseAndTheSlowestRankSetsThePac
   EXPECT_EQ(aligned_straggle({{0.04, 0.06}}), 0.0);
 }
 
+// Parameter 0 an embedding table with sparse gradients: on a CPU base
+// (Gloo) it joins no bucket and is all-reduced when backward ends, after the
+// buckets; on a CUDA base (NCCL) it travels densified in a bucket.
+TEST(DataParallelModel, SparseGradientsGoOnTheirOwnWhenBackwardEnds) {
+  auto base = base_result(/*ready0=*/1.0, /*ready1=*/0.1);
+  base["gradients"]["sparse"] = {{{"rows", 1000}, {"entries", 64.0}}, nullptr};
+  base["workload"]["options"]["device"] = "cpu";
+  EXPECT_EQ(bucket_bytes_of(base, 1.0), std::vector<double>({1e6}));  // parameter 1's bucket only
+  const auto sparse = sparse_gradients_of(base);
+  ASSERT_EQ(sparse.size(), 1u);
+  EXPECT_EQ(sparse[0].rows, 1000);
+  EXPECT_EQ(sparse[0].row_elements, 250);
+  auto plan = plan_with_allreduce_ms(4, true, 1.0);
+  plan.sparse_allreduce_seconds = 0.003;
+  const auto p = predict_data_parallel(base, plan);
+  // Parameter 1's bucket: 2–6 ms, hidden; the sparse all-reduce 20–23 ms: 3 ms exposed.
+  EXPECT_NEAR(p["iteration_ms"]["communication_exposed"].get<double>(), 3.0, 1e-9);
+  EXPECT_NEAR(p["allreduce_busy_ms"].get<double>(), 7.0, 1e-9);
+  // Ring model: 3 collectives' latency + (N−1) × entries × (8 + row bytes) / bus.
+  EXPECT_NEAR(ring_sparse_allreduce_seconds(sparse, 2, 1e9, 1e-5), 3e-5 + 64 * (8 + 1000) / 1e9, 1e-12);
+  // Two tables of one row shape: stacked into one collective, twice the bytes.
+  EXPECT_NEAR(ring_sparse_allreduce_seconds({sparse[0], sparse[0]}, 2, 1e9, 1e-5), 3e-5 + 2 * 64 * (8 + 1000) / 1e9,
+              1e-12);
+
+  base["workload"]["options"]["device"] = "cuda:0";
+  EXPECT_TRUE(sparse_gradients_of(base).empty());
+  EXPECT_EQ(bucket_bytes_of(base, 1.0).size(), 2u);
+}
+
 TEST(DataParallelModel, RefusesWhatItCannotReplay) {
   auto no_timeline = base_result(0.5, 0.5);
   no_timeline.erase("gradients");
@@ -100,6 +130,11 @@ TEST(GradientBuckets, ReverseOrderSizeLimitAndKindsAsTheReducer) {
   EXPECT_EQ(buckets[0], std::vector<size_t>({3}));     // another dtype: alone
   EXPECT_EQ(buckets[1], std::vector<size_t>({2, 1}));  // 1200 + 400 bytes fit 1600
   EXPECT_EQ(buckets[2], std::vector<size_t>({0}));
+  auto with_sparse = shapes;
+  with_sparse[1].sparse = true;  // an embedding table's: in no bucket
+  const auto apart = assign_gradient_buckets(with_sparse, 1600);
+  ASSERT_EQ(apart.size(), 2u);
+  EXPECT_EQ(apart[1], std::vector<size_t>({2, 0}));
   EXPECT_EQ(bucket_bytes_of(base_result(0.5, 0.5), 25).size(), 1u);
   EXPECT_EQ(bucket_bytes_of(base_result(0.5, 0.5), 1).size(), 2u);
 }
@@ -157,6 +192,31 @@ TEST(GradientProbe, LaterLayersAreReadyEarlier) {
     EXPECT_LE(f.get<double>(), 1.0);
   }
   EXPECT_LT(ready[4].get<double>(), ready[0].get<double>());  // last layer's weight before the first's
+  for (const auto& s : result["gradients"]["sparse"]) EXPECT_TRUE(s.is_null());  // all dense
+}
+
+// An embedding bag with sparse gradients: the probe records its rows and the
+// entries (looked-up rows, repeats included) of each gradient.
+TEST(GradientProbe, RecordsASparseGradientsEntries) {
+  torch::nn::EmbeddingBag table(torch::nn::EmbeddingBagOptions(1000, 16).sparse(true));
+  GradientProbe probe;
+  probe.watch(table->parameters());
+  probe.on_window_begin(0);
+  probe.on_iteration_begin(true);
+  const auto loss = table->forward(torch::randint(1000, {32, 3})).sum();
+  probe.on_phase_begin(Phase::backward);
+  loss.backward();
+  probe.on_phase_end(Phase::backward);
+  IterationRecord r;
+  r.measured = true;
+  probe.on_iteration_end(r);
+  probe.on_window_end(0);
+  nlohmann::json result;
+  probe.contribute(result);
+  const auto& sparse = result["gradients"]["sparse"][0];
+  ASSERT_TRUE(sparse.is_object()) << result["gradients"].dump();
+  EXPECT_EQ(sparse["rows"].get<int64_t>(), 1000);
+  EXPECT_EQ(sparse["entries"].get<double>(), 96.0);  // 32 bags of 3
 }
 
 }  // namespace

@@ -24,8 +24,10 @@ std::vector<CommandSpec> command_specs(const CLI::App& root) {
   std::vector<CommandSpec> specs;
   for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
     CommandSpec spec{sub->get_name(), {}};
-    for (const CLI::Option* opt : sub->get_options())
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_group().empty()) continue;  // hidden (internal) options are not offered
       for (const auto& name : opt->get_lnames()) spec.options.push_back("--" + name);
+    }
     specs.push_back(spec);
   }
   return specs;

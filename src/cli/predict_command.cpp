@@ -78,6 +78,8 @@ std::vector<std::string> run_arguments_of(const nlohmann::json& base) {
                                                        {"seed", "--seed"}};
   for (const auto& [key, flag] : flags)
     if (o.contains(key) && !o[key].is_null()) args.insert(args.end(), {flag, text(o[key])});
+  if (o.contains("instrument_iters") && o["instrument_iters"].is_number())  // else "auto": the default
+    args.insert(args.end(), {"--instrument-iters", text(o["instrument_iters"])});
   if (o.value("data", std::string("synthetic")) != "synthetic") args.insert(args.end(), {"--data", text(o["data"])});
   for (const auto& [k, v] : o.value("settings", nlohmann::json::object()).items())
     args.insert(args.end(), {"--set", k + "=" + text(v)});
@@ -108,7 +110,8 @@ int measure_in_worker(const PredictArgs& a) {
   const nlohmann::json base = read_base(a.base);
   const c10::Device device(base["workload"]["options"].value("device", std::string("cpu")));
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
-  const nlohmann::json figures = measure_bucket_allreduces(*group, device, bucket_bytes_of(base, a.bucket_mb));
+  const nlohmann::json figures =
+      measure_bucket_allreduces(*group, device, bucket_bytes_of(base, a.bucket_mb), sparse_gradients_of(base));
   if (group->rank() == 0) write_json_atomically(a.calibrate_into, figures);
   return 0;
 }
@@ -147,12 +150,11 @@ CoLocated measure_co_located(const nlohmann::json& base, int ranks, int rounds, 
       logs.push_back((fs::path(dir) / (name + ".log")).string());
       std::vector<std::string> args = run_arguments_of(base);
       // Ranks draw their data from streams seeded by rank (variable-length
-      // workloads meet different lengths at the same step); copies get
-      // seeds of their own for the same reason.
-      for (size_t k = 0; k + 1 < args.size(); ++k)
-        if (args[k] == "--seed")
-          args[k + 1] = std::to_string(std::stoull(args[k + 1]) + static_cast<unsigned long long>(i));
-      args.insert(args.end(), {"--probes", "time", "--out", files.back(), "--quiet"});
+      // workloads meet different lengths at the same step): copy i draws
+      // rank i's, so iteration k of the copies sees what iteration k of the
+      // ranks will.
+      args.insert(args.end(),
+                  {"--data-stream-rank", std::to_string(i), "--probes", "time", "--out", files.back(), "--quiet"});
       commands.push_back(args);
     }
     std::vector<std::thread> threads;
@@ -275,6 +277,9 @@ void print_human(std::ostream& os, const nlohmann::json& doc) {
       os << "    each rank's step: " << p["rank_phases"].get<std::string>()
          << "\n    all-reduce: " << p["allreduce"].get<std::string>() << "; straggler "
          << fmt::format("{:.3g} ms", t["straggler"].get<double>()) << "\n";
+      if (p.value("sparse_allreduce_ms", 0.0) > 0)
+        os << fmt::format("    sparse gradients (tables stacked) all-reduced when backward ends: {:.3g} ms\n",
+                          p["sparse_allreduce_ms"].get<double>());
     } else if (kind == "class_speedup" || kind == "roofline") {
       std::string what = "every operator at its roofline ceiling";
       if (kind == "class_speedup") {
@@ -398,6 +403,8 @@ Command add_predict_command(CLI::App& app) {
             plan.allreduce_seconds = [bus, latency, n = a->nproc](double bytes) {
               return ring_allreduce_seconds(bytes, n, bus, latency);
             };
+            plan.sparse_allreduce_seconds =
+                ring_sparse_allreduce_seconds(sparse_gradients_of(base), a->nproc, bus, latency);
             plan.allreduce_source = fmt::format(
                 "ring model, bus bandwidth {:g} GB/s, latency {:g} µs (given); "
                 "one device per rank",
@@ -415,6 +422,7 @@ Command add_predict_command(CLI::App& app) {
               if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
               return it->second;
             };
+            plan.sparse_allreduce_seconds = figures.value("sparse_allreduce_seconds", 0.0);
             plan.allreduce_source = fmt::format("{} all-reduce of each bucket size measured among {} local ranks",
                                                 figures["backend"].get<std::string>(), a->nproc);
             const CoLocated co = measure_co_located(base, a->nproc, a->runs, dir);

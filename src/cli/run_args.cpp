@@ -76,6 +76,10 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
   cmd.add_option("--seed", o.seed, "Seed of every random stream, in [0, 2^64 - 1]")
       ->capture_default_str()
       ->check(whole_number_option("--seed", 0, std::numeric_limits<uint64_t>::max()));
+  // Hidden: tbd predict's co-located copies, each standing in for one rank.
+  cmd.add_option("--data-stream-rank", o.data_stream_rank, "Draw this rank's data stream (tbd predict's copies)")
+      ->check(CLI::NonNegativeNumber)
+      ->group("");
   cmd.add_option("--probes", a.probes,
                  "Comma-separated probes (time always runs) from " + join_commas(probe_names()) + ", or all")
       ->capture_default_str();

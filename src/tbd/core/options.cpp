@@ -152,6 +152,7 @@ nlohmann::json to_json(const RunOptions& o) {
   j["repeat"] = o.repeat;
   j["instrument_iters"] = o.instrument_iters == 0 ? nlohmann::json("auto") : nlohmann::json(o.instrument_iters);
   j["seed"] = o.seed;
+  if (o.data_stream_rank >= 0) j["data_stream_rank"] = o.data_stream_rank;
   if (o.world_size > 1) {
     j["world_size"] = o.world_size;
     j["bucket_mb"] = o.bucket_mb;
@@ -161,6 +162,9 @@ nlohmann::json to_json(const RunOptions& o) {
   return j;
 }
 
-uint64_t RunOptions::data_seed() const { return derive_seed(seed, 0xda7a0000ULL + static_cast<uint64_t>(rank)); }
+uint64_t RunOptions::data_seed() const {
+  const int stream = data_stream_rank >= 0 ? data_stream_rank : rank;
+  return derive_seed(seed, 0xda7a0000ULL + static_cast<uint64_t>(stream));
+}
 
 }  // namespace tbd

@@ -84,6 +84,9 @@ struct RunOptions {
   bool dist_overlap = true;     // launch all-reduces during backward
   double dist_timeout_s = 300;  // rendezvous and collective timeout
   int rank = 0, world_size = 1;
+  // A single process that draws rank R's data stream instead of its own: a
+  // co-located copy standing in for rank R (tbd predict); -1: its own rank's.
+  int data_stream_rank = -1;
 
   // Seed of this rank's data stream: ranks read distinct shards.
   uint64_t data_seed() const;

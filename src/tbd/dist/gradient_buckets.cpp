@@ -8,6 +8,7 @@ std::vector<std::vector<size_t>> assign_gradient_buckets(const std::vector<Gradi
   int64_t elements = 0;  // in the open bucket
   for (size_t k = shapes.size(); k-- > 0;) {
     const auto& p = shapes[k];
+    if (p.sparse) continue;
     bool fits = false;
     if (!buckets.empty()) {
       const auto& first = shapes[buckets.back().front()];

@@ -3,12 +3,23 @@
 #include <algorithm>
 
 #include "tbd/dist/gradient_buckets.h"
+#include "tbd/dist/sparse_allreduce.h"
 
 namespace tbd {
 
 namespace {
-// Sparse gradients (embedding bags) travel densified: simple, and exact.
+// A sparse gradient in a bucket (NCCL, or the first iteration) travels densified.
 torch::Tensor dense(const torch::Tensor& grad) { return grad.is_sparse() ? grad.to_dense() : grad; }
+
+// A gradient of `g`'s sparse layout (sparse and dense dimensions, sizes)
+// with no rows: what a rank without a gradient for the table contributes.
+torch::Tensor empty_sparse_like(const torch::Tensor& g) {
+  std::vector<int64_t> value_sizes = g.sizes().slice(g.sparse_dim()).vec();
+  value_sizes.insert(value_sizes.begin(), 0);
+  const auto values = g._values();
+  return torch::sparse_coo_tensor(torch::empty({g.sparse_dim(), 0}, values.options().dtype(torch::kLong)),
+                                  torch::empty(value_sizes, values.options()), g.sizes());
+}
 
 double seconds_of(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -17,16 +28,29 @@ double seconds_of(std::chrono::steady_clock::time_point t) {
 
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group, int64_t bucket_bytes,
                                  bool overlap)
-    : group_(group), overlap_(overlap) {
+    : bucket_bytes_(bucket_bytes), group_(group), overlap_(overlap) {
   for (auto& p : parameters)
     if (p.requires_grad()) params_.push_back(p);
-  bucket_of_.resize(params_.size());
-  offset_of_.resize(params_.size());
   has_grad_.assign(params_.size(), false);
+  sparse_layout_.resize(params_.size());
+  build_buckets(bucket_bytes);
+  if (overlap_)
+    for (size_t k = 0; k < params_.size(); ++k)
+      hooks_.push_back(params_[k].register_hook([this, k](torch::Tensor grad) { on_gradient(k, grad); }));
+}
+
+void GradientReducer::build_buckets(int64_t bucket_bytes) {
+  buckets_.clear();
+  bucket_of_.assign(params_.size(), kNoBucket);
+  offset_of_.assign(params_.size(), 0);
   std::vector<GradientShape> shapes;
-  for (const auto& p : params_)
-    shapes.push_back({p.numel(), static_cast<int64_t>(p.element_size()),
-                      std::string(c10::toString(p.scalar_type())) + "@" + p.device().str()});
+  for (size_t k = 0; k < params_.size(); ++k) {
+    const auto& p = params_[k];
+    shapes.push_back({.elements = p.numel(),
+                      .element_size = static_cast<int64_t>(p.element_size()),
+                      .kind = std::string(c10::toString(p.scalar_type())) + "@" + p.device().str(),
+                      .sparse = sparse_layout_[k].defined()});
+  }
   for (const auto& members : assign_gradient_buckets(shapes, bucket_bytes)) {
     Bucket& b = buckets_.emplace_back();
     for (size_t k : members) {
@@ -39,9 +63,6 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessG
   }
   for (auto& b : buckets_)
     b.flat = torch::zeros({b.elements}, params_[b.members.front()].options().requires_grad(false));
-  if (overlap_)
-    for (size_t k = 0; k < params_.size(); ++k)
-      hooks_.push_back(params_[k].register_hook([this, k](torch::Tensor grad) { on_gradient(k, grad); }));
 }
 
 GradientReducer::~GradientReducer() {
@@ -51,6 +72,12 @@ GradientReducer::~GradientReducer() {
 
 void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (grad.is_sparse() && group_.sums_sparse() && !sparse_layout_[k].defined()) {
+    // Learned now; reduced densified this once, on its own from the next iteration.
+    sparse_layout_[k] = empty_sparse_like(grad);
+    rebuild_ = true;
+  }
+  if (bucket_of_[k] == kNoBucket) return;  // sparse: reduced when backward ends
   Bucket& b = buckets_[bucket_of_[k]];
   if (b.launched) return;  // a second backward before the step: not supported, keep the first
   b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(dense(grad).reshape({-1}));
@@ -71,10 +98,15 @@ void GradientReducer::synchronize() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t k = 0; k < params_.size(); ++k) {
+      const auto& g = params_[k].grad();
+      if (!overlap_ && g.defined() && g.is_sparse() && group_.sums_sparse() && !sparse_layout_[k].defined()) {
+        sparse_layout_[k] = empty_sparse_like(g);
+        rebuild_ = true;
+      }
+      if (bucket_of_[k] == kNoBucket) continue;
       Bucket& b = buckets_[bucket_of_[k]];
       if (b.launched || (overlap_ && has_grad_[k])) continue;
       // Overlap off, or a parameter that got no gradient: fill from .grad (or zeros).
-      const auto& g = params_[k].grad();
       auto slot = b.flat.narrow(0, offset_of_[k], params_[k].numel());
       if (g.defined()) {
         slot.copy_(dense(g).reshape({-1}));
@@ -86,13 +118,16 @@ void GradientReducer::synchronize() {
     for (auto& b : buckets_)
       if (!b.launched) launch(b);
   }
+  CommIteration it;
+  reduce_sparse(it);
   for (auto& b : buckets_) b.pending->wait();
   const auto wait_end = Clock::now();
 
-  CommIteration it;
   it.backward_end_s = seconds_of(wait_begin);
   it.wait_end_s = seconds_of(wait_end);
   const double scale = 1.0 / group_.size();
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (bucket_of_[k] == kNoBucket && sparse_layout_[k].defined()) params_[k].mutable_grad().mul_(scale);
   for (auto& b : buckets_) {
     b.flat.mul_(scale);
     for (size_t i = 0; i < b.members.size(); ++i) {
@@ -119,7 +154,30 @@ void GradientReducer::synchronize() {
   }
   std::fill(has_grad_.begin(), has_grad_.end(), false);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (rebuild_) {
+    build_buckets(bucket_bytes_);
+    rebuild_ = false;
+  }
   history_.push_back(std::move(it));
+}
+
+void GradientReducer::reduce_sparse(CommIteration& it) {
+  std::vector<torch::Tensor*> gradients;
+  for (size_t k = 0; k < params_.size(); ++k) {
+    if (bucket_of_[k] != kNoBucket || !sparse_layout_[k].defined()) continue;
+    auto& grad = params_[k].mutable_grad();
+    if (!grad.defined()) grad = sparse_layout_[k].clone();  // every rank joins every collective
+    gradients.push_back(&grad);
+  }
+  if (gradients.empty()) return;
+  const auto launched = Clock::now();
+  const int64_t bytes = allreduce_sparse_gradients(group_, gradients);
+  // Gloo runs them on its threads; the call returns when they have ended.
+  it.buckets.push_back({.bytes = bytes,
+                        .launched_s = seconds_of(launched),
+                        .done_s = seconds_of(Clock::now()),
+                        .device_seconds = std::nullopt,
+                        .sparse = true});
 }
 
 std::vector<CommIteration> GradientReducer::take_history() {

@@ -5,6 +5,15 @@
 // ready, while backward goes on; synchronize() (when the backward phase
 // ends) waits for all buckets and writes the averaged gradients back. With overlap
 // off, everything is reduced after backward, for comparison.
+//
+// Sparse gradients (embedding tables with sparse gradients: dlrm) are
+// all-reduced sparse, as DDP does on Gloo (an allgather of the looked-up
+// rows, not the table), when backward ends, the tables of one row shape
+// stacked into one collective (sparse_allreduce.h). Which parameters
+// get sparse gradients shows in the first backward; that iteration reduces
+// them densified in their buckets, and the buckets are then rebuilt without
+// them (every rank sees the same layouts, so all rebuild alike). NCCL has no
+// sparse all-reduce: there they stay densified in their buckets.
 #pragma once
 
 #include <atomic>
@@ -31,6 +40,7 @@ struct BucketAllreduce {
   double launched_s = 0;                 // the all-reduce was started
   double done_s = 0;                     // the backend reported it complete
   std::optional<double> device_seconds;  // NCCL's own timing of the collective on the device
+  bool sparse = false;                   // a sparse gradient's all-reduce (allgathers), not a bucket's
 };
 struct CommIteration {
   std::vector<BucketAllreduce> buckets;
@@ -64,13 +74,20 @@ class GradientReducer final : public GradientSync {
     std::shared_ptr<PendingReduce> pending;
   };
 
+  static constexpr size_t kNoBucket = static_cast<size_t>(-1);
+  void build_buckets(int64_t bucket_bytes);
   void on_gradient(size_t param, const torch::Tensor& grad);
   void launch(Bucket& b);
+  // All-reduces the sparse gradients, in place, sums (not yet averaged).
+  void reduce_sparse(CommIteration& it);
 
   std::vector<torch::Tensor> params_;
-  std::vector<size_t> bucket_of_;   // param -> bucket
+  std::vector<size_t> bucket_of_;   // param -> bucket (kNoBucket: reduced sparse, on its own)
   std::vector<int64_t> offset_of_;  // param -> offset in its bucket
   std::vector<bool> has_grad_;
+  std::vector<torch::Tensor> sparse_layout_;  // param -> an empty gradient of its sparse layout (undefined: dense)
+  bool rebuild_ = false;                      // a sparse gradient was seen while it had a bucket
+  int64_t bucket_bytes_;
   std::deque<Bucket> buckets_;  // deque: stable addresses for the callbacks
   std::vector<unsigned> hooks_;
   ProcessGroup& group_;

@@ -41,10 +41,14 @@ class ProcessGroup {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::string backend_name() const = 0;
+  // Gloo all-reduces sparse tensors (allgathers of their indices and
+  // values, then a sum); NCCL does not.
+  bool sums_sparse() const { return backend_name() == "gloo"; }
 
   virtual void broadcast_from_rank0(std::vector<torch::Tensor>& tensors) = 0;
   // Sums `flat` across ranks in place; `on_done` runs (on a backend thread)
-  // when the reduction has completed.
+  // when the reduction has completed. A sparse COO tensor only where
+  // sums_sparse(): its result is sparse and coalesced.
   virtual std::shared_ptr<PendingReduce> allreduce_sum(torch::Tensor flat, std::function<void()> on_done) = 0;
   // The largest value any rank passes: a collective decision (stop measuring).
   virtual int max_across_ranks(int value) = 0;

@@ -13,7 +13,6 @@ namespace tbd {
 
 CommFigures analyse_synchronisation(const CommIteration& it) {
   CommFigures f;
-  f.buckets = static_cast<int>(it.buckets.size());
   f.exposed_wait_s = it.wait_end_s - it.backward_end_s;
   // Busy time is the union of the buckets' in-flight intervals; hidden is its
   // part before backward's computation ended.
@@ -21,6 +20,8 @@ CommFigures analyse_synchronisation(const CommIteration& it) {
   for (const auto& b : it.buckets) {
     spans.emplace_back(b.launched_s, b.done_s);
     f.bytes += static_cast<double>(b.bytes);
+    if (b.sparse) continue;  // allgathers: no bus bandwidth in the all-reduce convention
+    ++f.buckets;
     // NCCL times the collective on the device; Gloo's is read on the host.
     f.bucket_seconds.push_back(b.device_seconds.value_or(b.done_s - b.launched_s));
     f.bucket_bytes.push_back(static_cast<double>(b.bytes));

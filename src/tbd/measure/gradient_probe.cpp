@@ -15,12 +15,14 @@ void GradientProbe::watch(const std::vector<torch::Tensor>& parameters) {
   params_.clear();
   for (const auto& p : parameters)
     if (p.requires_grad()) params_.push_back(p);
+  sparse_entries_.assign(params_.size(), 0.0);
+  sparse_seen_.assign(params_.size(), 0);
 }
 
 void GradientProbe::on_window_begin(int) {
   if (!refusal_.empty()) return;
   for (size_t k = 0; k < params_.size(); ++k)
-    hooks_.push_back(params_[k].register_hook([this, k](const torch::Tensor&) { on_gradient(k); }));
+    hooks_.push_back(params_[k].register_hook([this, k](const torch::Tensor& g) { on_gradient(k, g); }));
 }
 
 void GradientProbe::on_window_end(int) {
@@ -58,10 +60,11 @@ void GradientProbe::on_phase_end(Phase p) {
   current_.back().seconds = std::chrono::duration<double>(Clock::now() - pass_begin_).count();
 }
 
-void GradientProbe::on_gradient(size_t k) {
+void GradientProbe::on_gradient(size_t k, const torch::Tensor& grad) {
   const auto now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
   if (!in_backward_) return;  // a backward outside the phase (none in tbd's workloads)
+  if (grad.is_sparse()) sparse_entries_[k] += static_cast<double>(grad._nnz()), ++sparse_seen_[k];
   double& ready = current_.back().ready_s[k];
   if (ready < 0) ready = std::chrono::duration<double>(now - pass_begin_).count();
 }
@@ -80,11 +83,16 @@ void GradientProbe::contribute(nlohmann::json& result) const {
     return;
   }
   nlohmann::json elements = nlohmann::json::array(), element_size = nlohmann::json::array(),
-                 kind = nlohmann::json::array();
-  for (const auto& p : params_) {
+                 kind = nlohmann::json::array(), sparse = nlohmann::json::array();
+  for (size_t k = 0; k < params_.size(); ++k) {
+    const auto& p = params_[k];
     elements.push_back(p.numel());
     element_size.push_back(p.element_size());
     kind.push_back(std::string(c10::toString(p.scalar_type())) + "@" + p.device().str());
+    if (sparse_seen_[k] > 0)
+      sparse.push_back({{"rows", p.size(0)}, {"entries", sparse_entries_[k] / sparse_seen_[k]}});
+    else
+      sparse.push_back(nullptr);
   }
   // Per pass: its share of the iteration's backward time, and each
   // parameter's mean ready time as a fraction of the pass (null: no gradient).
@@ -112,11 +120,14 @@ void GradientProbe::contribute(nlohmann::json& result) const {
       {"definition",
        "per backward phase of an iteration (wgan has six): its share of the iteration's backward time, and when each "
        "trainable parameter's gradient was ready, as a fraction of that phase's time (mean over the instrumented "
-       "iterations; null: no gradient in that phase); parameters in the workload's order"},
+       "iterations; null: no gradient in that phase); parameters in the workload's order. sparse: for a parameter "
+       "whose gradient is a sparse tensor (an embedding table's), its rows and the mean entries (looked-up rows, "
+       "repeats included) of its gradient; null: dense"},
       {"iterations", usable.size()},
       {"elements", elements},
       {"element_size", element_size},
       {"kind", kind},
+      {"sparse", sparse},
       {"backward_passes", out}};
 }
 

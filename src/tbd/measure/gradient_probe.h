@@ -39,7 +39,7 @@ class GradientProbe : public Probe {
     double seconds = 0;
     std::vector<double> ready_s;
   };
-  void on_gradient(size_t k);
+  void on_gradient(size_t k, const torch::Tensor& grad);
 
   std::vector<torch::Tensor> params_;  // trainable ones, in the workload's order
   std::vector<unsigned> hooks_;
@@ -49,6 +49,9 @@ class GradientProbe : public Probe {
   Clock::time_point pass_begin_;
   std::vector<Pass> current_;                  // this iteration's passes
   std::vector<std::vector<Pass>> iterations_;  // finished instrumented iterations
+  // Sparse gradients (embedding tables): entries seen, and how many times.
+  std::vector<double> sparse_entries_;
+  std::vector<int> sparse_seen_;
 };
 
 }  // namespace tbd

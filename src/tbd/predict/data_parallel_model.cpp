@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "tbd/core/error.h"
 #include "tbd/dist/gradient_buckets.h"
@@ -14,11 +16,24 @@ double number(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
 }
 
-std::vector<GradientShape> gradient_shapes(const nlohmann::json& g) {
+// As the reducer: Gloo (a CPU run) all-reduces sparse gradients on their
+// own; NCCL densifies them into the buckets.
+bool sparse_apart(const nlohmann::json& base) {
+  return base.at("workload").at("options").value("device", std::string("cpu")).rfind("cpu", 0) == 0;
+}
+
+bool is_sparse(const nlohmann::json& g, size_t k) {
+  return g.contains("sparse") && g["sparse"].is_array() && k < g["sparse"].size() && g["sparse"][k].is_object();
+}
+
+std::vector<GradientShape> gradient_shapes(const nlohmann::json& base, const nlohmann::json& g) {
+  const bool apart = sparse_apart(base);
   std::vector<GradientShape> shapes;
   for (size_t k = 0; k < g.at("elements").size(); ++k)
-    shapes.push_back(
-        {g["elements"][k].get<int64_t>(), g["element_size"][k].get<int64_t>(), g["kind"][k].get<std::string>()});
+    shapes.push_back({.elements = g["elements"][k].get<int64_t>(),
+                      .element_size = g["element_size"][k].get<int64_t>(),
+                      .kind = g["kind"][k].get<std::string>(),
+                      .sparse = apart && is_sparse(g, k)});
   return shapes;
 }
 
@@ -55,8 +70,36 @@ double ring_allreduce_seconds(double bytes, int ranks, double bus_bytes_per_s, d
   return latency_s + 2.0 * (ranks - 1) / ranks * bytes / bus_bytes_per_s;
 }
 
+std::vector<SparseGradient> sparse_gradients_of(const nlohmann::json& base) {
+  const nlohmann::json g = gradients_of(base);
+  std::vector<SparseGradient> sparse;
+  if (!sparse_apart(base)) return sparse;
+  for (size_t k = 0; k < g.at("elements").size(); ++k) {
+    if (!is_sparse(g, k)) continue;
+    const int64_t rows = std::max<int64_t>(1, g["sparse"][k].at("rows").get<int64_t>());
+    sparse.push_back({.rows = rows,
+                      .entries = g["sparse"][k].at("entries").get<double>(),
+                      .row_elements = g["elements"][k].get<int64_t>() / rows,
+                      .element_size = g["element_size"][k].get<int64_t>()});
+  }
+  return sparse;
+}
+
+double ring_sparse_allreduce_seconds(const std::vector<SparseGradient>& sparse, int ranks, double bus_bytes_per_s,
+                                     double latency_s) {
+  if (ranks <= 1 || sparse.empty()) return 0;
+  // The reducer stacks tables of one row shape into one collective.
+  std::set<std::pair<int64_t, int64_t>> collectives;
+  double bytes_per_rank = 0;
+  for (const auto& s : sparse) {
+    collectives.insert({s.row_elements, s.element_size});
+    bytes_per_rank += s.entries * (8.0 + static_cast<double>(s.row_elements * s.element_size));
+  }
+  return 3 * latency_s * static_cast<double>(collectives.size()) + (ranks - 1) * bytes_per_rank / bus_bytes_per_s;
+}
+
 std::vector<double> bucket_bytes_of(const nlohmann::json& base, double bucket_mb) {
-  const auto shapes = gradient_shapes(gradients_of(base));
+  const auto shapes = gradient_shapes(base, gradients_of(base));
   std::vector<double> sizes;
   for (const auto& members : assign_gradient_buckets(shapes, static_cast<int64_t>(bucket_mb * 1024 * 1024))) {
     double bytes = 0;
@@ -79,7 +122,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                                     : std::string("an older result")) +
                 "): the prediction replays them; run the base on the CPU with this tbd");
   const nlohmann::json g = gradients_of(base);
-  const auto shapes = gradient_shapes(g);
+  const auto shapes = gradient_shapes(base, g);
   const auto buckets = assign_gradient_buckets(shapes, static_cast<int64_t>(plan.bucket_mb * 1024 * 1024));
 
   const nlohmann::json& rank = plan.rank_phases.is_object() ? plan.rank_phases : phases;
@@ -115,6 +158,15 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                           {"start_ms", 1e3 * start},
                           {"end_ms", 1e3 * (start + seconds)}});
     }
+    // The sparse gradients go when backward ends, after the buckets.
+    bool sparse_in_pass = false;
+    for (size_t k = 0; k < shapes.size(); ++k) sparse_in_pass |= shapes[k].sparse && ready[k].is_number();
+    if (sparse_in_pass && plan.sparse_allreduce_seconds > 0) {
+      const double start = std::max(length, channel_free);
+      last_end = start + plan.sparse_allreduce_seconds;
+      busy += plan.sparse_allreduce_seconds;
+      timeline.push_back({{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * last_end}});
+    }
     exposed += std::max(0.0, last_end - length);
     passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});
   }
@@ -140,6 +192,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
             {"straggler", 1e3 * straggle},
             {"total", 1e3 * iteration}}},
           {"allreduce_busy_ms", 1e3 * busy},
+          {"sparse_allreduce_ms", 1e3 * plan.sparse_allreduce_seconds},
           {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
           {"backward_passes", passes},
           {"base_samples_per_s", base_rate},

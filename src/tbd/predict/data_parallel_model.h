@@ -29,6 +29,10 @@ struct DataParallelPlan {
   double bucket_mb = 25;
   // Seconds one all-reduce of `bytes` takes among the ranks.
   std::function<double(double bytes)> allreduce_seconds;
+  // Seconds one iteration's sparse all-reduces take together (embedding
+  // tables with sparse gradients, reduced on their own when backward ends;
+  // see sparse_gradients_of); 0 when there are none.
+  double sparse_allreduce_seconds = 0;
   std::string allreduce_source;  // how those seconds were obtained, for the output
   // Each rank's step without communication: a `phases` section (null: the
   // base's), and what waiting for the slowest rank adds (aligned_straggle of
@@ -45,6 +49,25 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
 
 // The gradient bucket sizes (bytes) the plan's bucket_mb gives the base's parameters.
 std::vector<double> bucket_bytes_of(const nlohmann::json& base, double bucket_mb);
+
+// The gradients the ranks would all-reduce sparse, each on its own, as the
+// gradient reducer does on Gloo (a CPU base): an embedding table's rows, its
+// gradient's mean entries (looked-up rows) and the bytes of one row. Empty
+// for a CUDA base (NCCL: they travel densified in the buckets).
+struct SparseGradient {
+  int64_t rows = 0;
+  double entries = 0;
+  int64_t row_elements = 0;
+  int64_t element_size = 4;
+};
+std::vector<SparseGradient> sparse_gradients_of(const nlohmann::json& base);
+
+// One iteration's sparse all-reduces for a bus bandwidth a user gives: one
+// collective per row shape (the reducer stacks the tables), each Gloo's
+// three allgathers (sizes, indices, values), so 3 latencies each; every rank
+// receives (N−1) ranks' indices (8 bytes an entry) and values: that / bus.
+double ring_sparse_allreduce_seconds(const std::vector<SparseGradient>& sparse, int ranks, double bus_bytes_per_s,
+                                     double latency_s);
 
 // The slowest copy's iteration time minus the copies' mean, averaged over
 // the iterations the copies ran side by side (iteration k of every copy at
