@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
+
 #include "tbd/core/options.h"
 #include "tbd/measure/op_classes.h"
 #include "tbd/measure/ops_probe.h"
 #include "tbd/measure/runner.h"
+#include "tbd/nn/layer_scope.h"
 #include "test_util.h"
 
 namespace tbd {
@@ -83,6 +86,54 @@ TEST(OpsProbe, ResNetTinyReportsClassesAndTopOps) {
   bool has_top = false;
   for (const auto& [label, text] : outcome.summary) has_top |= label == "top ops";
   EXPECT_TRUE(has_top);
+  // Per layer: the four stages and the stem, forward and backward; their
+  // convolution_backward calls, found by the autograd node's forward op,
+  // inside the stages (3 convolutions per bottleneck, plus downsample).
+  std::map<std::string, nlohmann::json> layers;
+  double layer_share = 0;
+  for (const auto& row : ops.at("by_layer")) {
+    layers[row.at("layer")] = row;
+    layer_share += row.at("share_of_self").get<double>();
+  }
+  EXPECT_NEAR(layer_share, 1.0, 1e-9);
+  for (const char* name : {"stem", "layer1", "layer2", "layer3", "layer4", "fc"}) {
+    ASSERT_TRUE(layers.count(name)) << name << " in " << ops.at("by_layer").dump();
+    EXPECT_GT(layers[name].at("forward_self_s").get<double>(), 0) << name;
+    EXPECT_GT(layers[name].at("backward_self_s").get<double>(), 0) << name;
+  }
+  ASSERT_TRUE(layers.count("(no layer)"));  // the loss and the optimizer
+}
+
+// Ops inside nn::LayerScope belong to that layer; their backward too, found
+// through the autograd node's sequence number, and nested scopes make paths.
+TEST(OpsProbe, AttributesForwardAndBackwardToTheNamedLayer) {
+  torch::manual_seed(0);
+  auto w1 = torch::randn({256, 256}, torch::requires_grad()), w2 = torch::randn({256, 8}, torch::requires_grad());
+  OpsProbe probe;
+  probe.start();
+  probe.set_counting(true);
+  torch::Tensor h, y;
+  {
+    nn::LayerScope outer("encoder");
+    {
+      nn::LayerScope inner("block");
+      h = torch::mm(torch::randn({512, 256}), w1).relu();
+    }
+  }
+  {
+    nn::LayerScope head("head");
+    y = torch::mm(h, w2);
+  }
+  y.sum().backward();
+  probe.set_counting(false);
+  probe.stop();
+  const auto s = probe.layer_stats();
+  for (const char* key : {"encoder.block|forward", "encoder.block|backward", "head|forward", "head|backward"})
+    EXPECT_TRUE(s.count(key)) << key;
+  EXPECT_FALSE(s.count("encoder|forward"));  // every op of encoder is inside block
+  // The 512×256×256 GEMM's two backward GEMMs outweigh the head's 512×256×8 ones.
+  EXPECT_GT(s.at("encoder.block|backward").self_s, s.at("head|backward").self_s);
+  ASSERT_TRUE(s.count("(no layer)|forward"));  // sum, outside every layer
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "tbd/measure/ceilings.h"
 #include "tbd/measure/peak.h"
 #include "tbd/measure/roofline_probe.h"
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd {
 namespace {
@@ -99,6 +100,31 @@ TEST(Roofline, KnownOperatorsGetTheirKnownBounds) {
   EXPECT_NEAR(judged["seconds"].get<double>(),
               judged["headroom_s"].get<double>() + judged["attainable_s"].get<double>(),
               1e-9 + 1e-6 * judged["seconds"].get<double>());
+}
+
+// Each unit also counts in the named layer it ran in (nn::LayerScope).
+TEST(Roofline, UnitsAlsoCountInTheirNamedLayer) {
+  const auto x = at::ones({1000}), y = at::ones({1000}), a = at::ones({64, 32}), b = at::ones({32, 16});
+  RooflineProbe probe;
+  probe.start();
+  probe.set_counting(true);
+  {
+    nn::LayerScope layer("stream");
+    at::add(x, y);
+  }
+  {
+    nn::LayerScope layer("gemm");
+    at::mm(a, b);
+  }
+  at::mul(x, y);
+  probe.set_counting(false);
+  probe.stop();
+  const auto s = probe.layer_stats();
+  ASSERT_TRUE(s.count("stream|aten::add|elementwise"));
+  ASSERT_TRUE(s.count("gemm|aten::mm|gemm"));
+  ASSERT_TRUE(s.count("(no layer)|aten::mul|elementwise"));
+  EXPECT_DOUBLE_EQ(s.at("stream|aten::add|elementwise").bytes, 3 * 1000 * 4.0);
+  EXPECT_DOUBLE_EQ(s.at("gemm|aten::mm|gemm").flops, 2.0 * 64 * 32 * 16);
 }
 
 TEST(Roofline, WithoutACeilingThereIsNoVerdict) {

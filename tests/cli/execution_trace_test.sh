@@ -48,7 +48,8 @@ def load(name):
 def top_level(e):
     """Names of the operators called by the step itself (not by other operators), in order."""
     nodes = {n["id"]: n for n in e["nodes"]}
-    container = lambda n: n["name"].startswith(("[pytorch|profiler", "ProfilerStep#", "tbd::"))
+    # Profiler steps, tbd's phases and the models' layer scopes (nn.Module: NAME) hold operators.
+    container = lambda n: n["name"].startswith(("[pytorch|profiler", "ProfilerStep#", "tbd::", "nn.Module: "))
     out = []
     for n in sorted(e["nodes"], key=lambda n: n["id"]):
         parent = nodes.get(n["ctrl_deps"])

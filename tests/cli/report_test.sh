@@ -43,7 +43,15 @@ def result(name, batch, unit, base_time, world=1):
                        "timeline": {"t_s": [0.001 * i for i in range(9)],
                                     "bytes": {c: [breakdown[c] * (min(i, 8 - i) / 4 if c == "feature_maps" else 1)
                                                   for i in range(9)] for c in cats}}},
-            "ops": {"by_class": by_class}, "partial": False,
+            # per layer over 2 instrumented iterations: layer1 2 + 4 ms, layer2 and the rest 1 + 1 ms
+            "ops": {"by_class": by_class, "iterations": 2,
+                    "by_layer": [{"layer": "layer1", "forward_self_s": 0.004, "backward_self_s": 0.008,
+                                  "self_s": 0.012, "share_of_self": 0.6, "calls": 10},
+                                 {"layer": "layer2", "forward_self_s": 0.002, "backward_self_s": 0.002,
+                                  "self_s": 0.004, "share_of_self": 0.2, "calls": 4},
+                                 {"layer": "(no layer)", "forward_self_s": 0.002, "backward_self_s": 0.002,
+                                  "self_s": 0.004, "share_of_self": 0.2, "calls": 4}]},
+            "partial": False,
             # ms per iteration: data 1, forward 2, backward 3, communication 0, optimizer 4, other 0.5
             "phases": {"iteration_ms": 10.5, "data_ms": 1.0, "forward_ms": 2.0, "backward_ms": 3.0,
                        "communication_ms": 0.0, "optimizer_ms": 4.0, "other_ms": 0.5},
@@ -53,7 +61,9 @@ def result(name, batch, unit, base_time, world=1):
                          "by_op": [{"op": "aten::mm", "bound": "compute", "seconds": 0.006, "headroom_s": 0.004,
                                     "intensity": 50.0, "achieved_flops_per_s": 3.3e10},
                                    {"op": "aten::add", "bound": "memory", "seconds": 0.002, "headroom_s": 0.001,
-                                    "intensity": 0.0, "achieved_flops_per_s": 0.0}]}}
+                                    "intensity": 0.0, "achieved_flops_per_s": 0.0}],
+                         "by_layer": [{"layer": "layer1", "seconds": 0.006, "headroom_s": 0.003,
+                                       "seconds_by_bound": {"compute": 0.005, "memory": 0.001, "overhead": 0.0}}]}}
 for b in (1, 2, 4):
     json.dump(result("resnet50", b, "images/s", 0.01), open(f"{root}/sweep/bs-{b}.json", "w"))
 json.dump({"schema": "tbd.sweep/1", "workload": "resnet50", "points": [
@@ -121,6 +131,13 @@ grep -qE '^\| resnet50 tiny b1 fp32 \| 1 ms \| 2 ms \| 3 ms \| 0 ms \| 4 ms \| 0
   || fail "report.md lacks the phase times row: $(grep -A3 "Where an iteration" "$md")"
 grep -qE '^\| resnet50 tiny b1 fp32 \| 75.0% \| 25.0% \| 0.0% \| aten::mm \(compute-bound\): 4 ms per iteration \|$' "$md" \
   || fail "report.md lacks the roofline row: $(grep -A6 "## Roofline" "$md")"
+# Per layer: ms per instrumented iteration, forward and backward, the share,
+# the bound most of its time has and its headroom; the unattributed rest last.
+grep -qE '^\| layer1 \| 2.000 \| 4.000 \| 60.0% \| compute-bound \| 3.000 \|$' "$md" \
+  || fail "report.md lacks the layer row: $(grep -A8 "## Time by layer" "$md")"
+grep -qE '^\| \(no layer\) \| 1.000 \| 1.000 \| 20.0% \| - \| - \|$' "$md" || fail "report.md lacks the (no layer) row"
+grep -q "Layers: layer1 takes 60% of operator time (backward 2.0x its forward), 83% compute-bound." "$md" \
+  || fail "report.md lacks the layer finding: $(grep 'Layers:' "$md")"
 # Throughput rows of the sweep: batch 1, 2 and 4.
 [ "$(grep -cE '^\| (1|2|4) \| [0-9.]+ \|' "$md")" -ge 3 ] || fail "report.md lacks the sweep table rows"
 

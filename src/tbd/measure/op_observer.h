@@ -15,6 +15,9 @@
 
 namespace tbd {
 
+// Operators outside every named layer: the loss, the optimizer, gradient accumulation, ...
+inline constexpr const char* kNoLayer = "(no layer)";
+
 // Filled by the callbacks while `counting` (an instrumented iteration);
 // `optimizer_phase` puts the optimizer's operators in their own class.
 template <class Stats>
@@ -22,8 +25,14 @@ struct OpTally {
   std::atomic<bool> counting{false};
   std::atomic<bool> optimizer_phase{false};
   std::mutex mutex;
-  std::map<std::string, Stats> by_op;  // "op|class"
+  std::map<std::string, Stats> by_op;     // "op|class"
+  std::map<std::string, Stats> by_layer;  // per named layer (layer_attribution.h), keyed as each probe says
 };
+
+// The by_layer key of an operator in `layer` (nullptr: none).
+inline std::string layer_key(const std::string* layer, bool backward) {
+  return (layer ? *layer : std::string(kNoLayer)) + (backward ? "|backward" : "|forward");
+}
 
 inline double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

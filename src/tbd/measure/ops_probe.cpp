@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tbd/core/error.h"
+#include "tbd/measure/layer_attribution.h"
 #include "tbd/measure/op_classes.h"
 
 namespace tbd {
@@ -20,13 +21,15 @@ std::atomic<OpTimes*> g_times{nullptr};
 struct Frame : at::ObserverContext {
   double start = 0, children = 0;
   bool optimizer = false;
+  LayerOfOp layer;
 };
 thread_local std::vector<Frame*> t_stack;
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction&) {
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   auto f = std::make_unique<Frame>();
   OpTimes* times = g_times.load(std::memory_order_acquire);
   f->optimizer = times && times->optimizer_phase.load(std::memory_order_relaxed);
+  f->layer = LayerAttribution::on_op_start(fn);
   t_stack.push_back(f.get());
   f->start = steady_seconds();
   return f;
@@ -43,11 +46,45 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   if (!times || !times->counting.load(std::memory_order_relaxed)) return;
   const char* name = fn.name();
   const std::string key = std::string(name) + "|" + op_class(name, f->optimizer);
+  const double self = std::max(0.0, total - f->children);
   std::lock_guard<std::mutex> lock(times->mutex);
   OpStats& s = times->by_op[key];
   ++s.calls;
   s.total_s += total;
-  s.self_s += std::max(0.0, total - f->children);
+  s.self_s += self;
+  OpStats& l = times->by_layer[layer_key(f->layer.layer, f->layer.backward)];
+  ++l.calls;
+  l.self_s += self;
+}
+
+// Self time per named layer, forward and backward apart, largest first; the
+// operators outside every layer last.
+nlohmann::json layer_table(const std::map<std::string, OpStats>& by_layer, double total_self) {
+  struct Row {
+    double forward = 0, backward = 0;
+    int64_t calls = 0;
+  };
+  std::map<std::string, Row> layers;
+  for (const auto& [key, s] : by_layer) {
+    auto [layer, direction] = split_op_key(key);
+    Row& r = layers[layer];
+    (direction == "backward" ? r.backward : r.forward) += s.self_s;
+    r.calls += s.calls;
+  }
+  std::vector<std::pair<std::string, Row>> rows(layers.begin(), layers.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if ((a.first == kNoLayer) != (b.first == kNoLayer)) return b.first == kNoLayer;
+    return a.second.forward + a.second.backward > b.second.forward + b.second.backward;
+  });
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [layer, r] : rows)
+    out.push_back({{"layer", layer},
+                   {"forward_self_s", r.forward},
+                   {"backward_self_s", r.backward},
+                   {"self_s", r.forward + r.backward},
+                   {"share_of_self", total_self > 0 ? (r.forward + r.backward) / total_self : 0.0},
+                   {"calls", r.calls}});
+  return out;
 }
 
 }  // namespace
@@ -60,6 +97,7 @@ void OpsProbe::start() {
   OpTimes* expected = nullptr;
   if (!g_times.compare_exchange_strong(expected, times_.get()))
     throw Error("only one ops probe can be active in a process at a time");
+  layers_ = std::make_unique<LayerAttribution>();
   handle_ = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
 }
 
@@ -67,6 +105,7 @@ void OpsProbe::stop() {
   if (!handle_) return;
   at::removeCallback(handle_);
   handle_ = 0;
+  layers_.reset();
   g_times.store(nullptr);
 }
 
@@ -77,8 +116,16 @@ std::map<std::string, OpStats> OpsProbe::stats() const {
   return times_->by_op;
 }
 
+std::map<std::string, OpStats> OpsProbe::layer_stats() const {
+  std::lock_guard<std::mutex> lock(times_->mutex);
+  return times_->by_layer;
+}
+
 void OpsProbe::on_window_begin(int) { start(); }
-void OpsProbe::on_iteration_begin(bool measured) { set_counting(measured); }
+void OpsProbe::on_iteration_begin(bool measured) {
+  LayerAttribution::clear_nodes();
+  set_counting(measured);
+}
 void OpsProbe::on_iteration_end(const IterationRecord& r) {
   set_counting(false);
   if (r.measured) ++iterations_, seconds_ += r.seconds;
@@ -88,6 +135,7 @@ void OpsProbe::on_phase_end(Phase) { times_->optimizer_phase = false; }
 void OpsProbe::on_window_end(int) {
   stop();
   final_ = stats();
+  final_layers_ = layer_stats();
 }
 
 void OpsProbe::contribute(nlohmann::json& result) const {
@@ -127,6 +175,7 @@ void OpsProbe::contribute(nlohmann::json& result) const {
         {"calls", s.calls}, {"self_s", s.self_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0}};
   }
   o["by_class"] = by_class;
+  o["by_layer"] = layer_table(final_layers_, total_self);
   result["ops"] = o;
 }
 

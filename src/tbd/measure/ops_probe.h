@@ -4,7 +4,9 @@
 //
 // A global RecordFunction callback (no inputs) keeps a per-thread stack of
 // open ops; an op's self time is its wall time minus that of the ops it
-// called. One ops probe may be active in a process at a time.
+// called. One ops probe may be active in a process at a time. Self time is
+// also summed per named layer, forward and backward apart
+// (layer_attribution.h).
 #pragma once
 
 #include <map>
@@ -17,6 +19,8 @@
 #include "tbd/measure/probe.h"
 
 namespace tbd {
+
+class LayerAttribution;
 
 struct OpStats {
   int64_t calls = 0;
@@ -47,11 +51,13 @@ class OpsProbe : public Probe {
   void stop();
   void set_counting(bool on);
   std::map<std::string, OpStats> stats() const;
+  std::map<std::string, OpStats> layer_stats() const;  // "layer|forward" / "layer|backward"
 
  private:
   std::shared_ptr<OpTimes> times_;
   at::CallbackHandle handle_ = 0;
-  std::map<std::string, OpStats> final_;
+  std::unique_ptr<LayerAttribution> layers_;  // while the callback runs
+  std::map<std::string, OpStats> final_, final_layers_;
   int top_n_;
   int64_t iterations_ = 0;
   double seconds_ = 0;

@@ -11,6 +11,7 @@
 #include "tbd/core/options.h"
 #include "tbd/measure/ceilings.h"
 #include "tbd/measure/flop_rules.h"
+#include "tbd/measure/layer_attribution.h"
 #include "tbd/measure/op_classes.h"
 
 namespace tbd {
@@ -58,6 +59,7 @@ struct Frame : at::ObserverContext {
   bool unit = false;         // this op has a FLOP rule and no unit above it
   bool has_children = false;
   bool optimizer = false;
+  LayerOfOp layer;
   double flops = 0, bytes_in = 0;
   std::vector<const void*> input_storages;
 };
@@ -67,6 +69,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   auto f = std::make_unique<Frame>();
   RooflineTally* tally = g_tally.load(std::memory_order_acquire);
   f->optimizer = tally && tally->optimizer_phase.load(std::memory_order_relaxed);
+  f->layer = LayerAttribution::on_op_start(fn);
   if (!t_stack.empty()) {
     t_stack.back()->has_children = true;
     f->inside_unit = t_stack.back()->inside_unit || t_stack.back()->unit;
@@ -108,12 +111,15 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
     bytes_out += tensor_bytes(t);
   });
   const std::string key = name + "|" + op_class(name, f->optimizer);
+  const double bytes = !view || f->unit ? f->bytes_in + bytes_out : 0.0;
   std::lock_guard<std::mutex> lock(tally->mutex);
-  RooflineStats& s = tally->by_op[key];
-  ++s.calls;
-  s.seconds += end - f->start;
-  s.flops += f->flops;
-  if (!view || f->unit) s.bytes += f->bytes_in + bytes_out;
+  for (RooflineStats* s :
+       {&tally->by_op[key], &tally->by_layer[(f->layer.layer ? *f->layer.layer : std::string(kNoLayer)) + "|" + key]}) {
+    ++s->calls;
+    s->seconds += end - f->start;
+    s->flops += f->flops;
+    s->bytes += bytes;
+  }
 }
 
 double number_or(const nlohmann::json& j, const char* key, double fallback) {
@@ -170,12 +176,14 @@ void RooflineProbe::start() {
                                       .needsInputs(true)
                                       .needsOutputs(true)
                                       .scopes({at::RecordScope::FUNCTION}));
+  layers_ = std::make_unique<LayerAttribution>();
 }
 
 void RooflineProbe::stop() {
   if (!handle_) return;
   at::removeCallback(handle_);
   handle_ = 0;
+  layers_.reset();
   g_tally.store(nullptr);
 }
 
@@ -186,11 +194,19 @@ std::map<std::string, RooflineStats> RooflineProbe::stats() const {
   return tally_->by_op;
 }
 
+std::map<std::string, RooflineStats> RooflineProbe::layer_stats() const {
+  std::lock_guard<std::mutex> lock(tally_->mutex);
+  return tally_->by_layer;
+}
+
 void RooflineProbe::on_run_start(const RunContext& ctx) {
   ceilings_ = ceilings_for_run(ctx.device, ctx.options.threads, to_string(ctx.options.precision));
 }
 void RooflineProbe::on_window_begin(int) { start(); }
-void RooflineProbe::on_iteration_begin(bool measured) { set_counting(measured); }
+void RooflineProbe::on_iteration_begin(bool measured) {
+  LayerAttribution::clear_nodes();
+  set_counting(measured);
+}
 void RooflineProbe::on_iteration_end(const IterationRecord& r) {
   set_counting(false);
   if (r.measured) ++iterations_;
@@ -200,6 +216,7 @@ void RooflineProbe::on_phase_end(Phase) { tally_->optimizer_phase = false; }
 void RooflineProbe::on_window_end(int) {
   stop();
   final_ = stats();
+  final_layers_ = layer_stats();
 }
 
 nlohmann::json RooflineProbe::judged() const {
@@ -237,7 +254,42 @@ nlohmann::json RooflineProbe::judged() const {
     row.erase("bound");
     by_class[cls] = row;
   }
-  return {{"ops", ops}, {"by_class", by_class}};
+  // Per named layer: its operators judged one by one (as a class's), summed.
+  const auto& layer_units = final_layers_.empty() ? layer_stats() : final_layers_;
+  std::map<std::string, RooflineStats> layer_totals;
+  std::map<std::string, nlohmann::json> layer_bounds;
+  std::map<std::string, double> layer_headroom;
+  for (const auto& [key, s] : layer_units) {
+    const auto bar = key.find('|');
+    const std::string layer = key.substr(0, bar);
+    auto [op, cls] = split_op_key(key.substr(bar + 1));
+    RooflineStats& t = layer_totals[layer];
+    t.calls += s.calls, t.seconds += s.seconds, t.flops += s.flops, t.bytes += s.bytes;
+    const nlohmann::json u = judge_roofline_unit(op, cls, s, n, ceilings_);
+    auto& by_bound = layer_bounds[layer];
+    if (by_bound.is_null()) by_bound = {{"compute", 0.0}, {"memory", 0.0}, {"overhead", 0.0}};
+    if (u["bound"].is_string()) {
+      by_bound[u["bound"].get<std::string>()] =
+          by_bound[u["bound"].get<std::string>()].get<double>() + u["seconds"].get<double>();
+      layer_headroom[layer] += u["headroom_s"].get<double>();
+    }
+  }
+  nlohmann::json by_layer = nlohmann::json::array();
+  for (const auto& [layer, t] : layer_totals) {
+    nlohmann::json row = judge_roofline_unit(layer, "", t, n, ceilings_);
+    row.erase("op");
+    row.erase("class");
+    row.erase("bound");
+    row["layer"] = layer;
+    row["seconds_by_bound"] = layer_bounds[layer];
+    row["headroom_s"] = layer_headroom[layer];
+    by_layer.push_back(row);
+  }
+  std::sort(by_layer.begin(), by_layer.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    if ((a["layer"] == kNoLayer) != (b["layer"] == kNoLayer)) return b["layer"] == kNoLayer;
+    return a["seconds"].get<double>() > b["seconds"].get<double>();
+  });
+  return {{"ops", ops}, {"by_class", by_class}, {"by_layer", by_layer}};
 }
 
 void RooflineProbe::contribute(nlohmann::json& result) const {
@@ -265,6 +317,7 @@ void RooflineProbe::contribute(nlohmann::json& result) const {
   const nlohmann::json j = judged();
   r["by_op"] = j["ops"];
   r["by_class"] = j["by_class"];
+  r["by_layer"] = j["by_layer"];
   result["roofline"] = r;
 }
 

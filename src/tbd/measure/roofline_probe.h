@@ -9,6 +9,9 @@
 // its bytes its inputs and outputs; operators outside those that call no
 // other operator count on their own (elementwise, reductions, copies, the
 // optimizer's kernels). Views move nothing.
+//
+// Per named layer (layer_attribution.h): the same units, judged one by one,
+// summed into the layer with their time by bound and their headroom.
 #pragma once
 
 #include <map>
@@ -21,6 +24,8 @@
 #include "tbd/measure/probe.h"
 
 namespace tbd {
+
+class LayerAttribution;
 
 struct RooflineStats {
   int64_t calls = 0;
@@ -62,12 +67,15 @@ class RooflineProbe : public Probe {
   void set_counting(bool on);
   void count_iteration() { ++iterations_; }
   std::map<std::string, RooflineStats> stats() const;
+  std::map<std::string, RooflineStats> layer_stats() const;  // "layer|op|class"
 
  private:
   nlohmann::json judged() const;
   std::shared_ptr<RooflineTally> tally_;
   at::CallbackHandle handle_ = 0;
-  std::map<std::string, RooflineStats> final_;
+  std::unique_ptr<LayerAttribution> layers_;  // while the callback runs
+  // by_layer keys: "layer|op|class".
+  std::map<std::string, RooflineStats> final_, final_layers_;
   nlohmann::json ceilings_;
   int64_t iterations_ = 0;
 };

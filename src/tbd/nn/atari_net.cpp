@@ -1,6 +1,7 @@
 #include "tbd/nn/atari_net.h"
 
 #include "tbd/core/error.h"
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
 
@@ -29,9 +30,16 @@ AtariNetImpl::AtariNetImpl(AtariNetConfig config) : config_(config) {
 }
 
 PolicyValue AtariNetImpl::forward(const torch::Tensor& frames) {
-  auto x = torch::relu(conv1->forward(frames));
-  x = torch::relu(conv2->forward(x));
-  x = torch::relu(fc->forward(x.flatten(1)));
+  torch::Tensor x;
+  {
+    LayerScope layer("conv");  // conv1, conv2
+    x = torch::relu(conv2->forward(torch::relu(conv1->forward(frames))));
+  }
+  {
+    LayerScope layer("fc");
+    x = torch::relu(fc->forward(x.flatten(1)));
+  }
+  LayerScope layer("heads");  // policy and value
   return {policy->forward(x), value->forward(x).squeeze(1)};
 }
 

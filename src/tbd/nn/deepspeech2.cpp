@@ -1,6 +1,7 @@
 #include "tbd/nn/deepspeech2.h"
 
 #include "tbd/nn/batch_rnn.h"
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
 namespace {
@@ -47,11 +48,19 @@ DeepSpeech2Impl::DeepSpeech2Impl(const DeepSpeech2Config& c) {
 std::pair<torch::Tensor, torch::Tensor> DeepSpeech2Impl::forward(const torch::Tensor& spectrogram,
                                                                  const torch::Tensor& lengths) {
   const auto out_lengths = deepspeech2_output_lengths(lengths);
-  auto x = mask_time(torch::hardtanh(bn1->forward(conv1->forward(spectrogram)), 0, 20), out_lengths);
-  x = mask_time(torch::hardtanh(bn2->forward(conv2->forward(x)), 0, 20), out_lengths);
+  torch::Tensor x;
+  {
+    LayerScope layer("conv");  // conv1, bn1, conv2, bn2 with their clipped ReLUs
+    x = mask_time(torch::hardtanh(bn1->forward(conv1->forward(spectrogram)), 0, 20), out_lengths);
+    x = mask_time(torch::hardtanh(bn2->forward(conv2->forward(x)), 0, 20), out_lengths);
+  }
   const int64_t batch = x.size(0), steps = x.size(3);
-  x = x.reshape({batch, -1, steps}).permute({2, 0, 1}).contiguous();  // [T', B, C·F']
-  for (size_t l = 0; l < rnns->size(); ++l) x = rnns->ptr<BatchRNNImpl>(l)->forward(x, out_lengths);
+  {
+    LayerScope layer("rnns");                                           // the bidirectional GRUs
+    x = x.reshape({batch, -1, steps}).permute({2, 0, 1}).contiguous();  // [T', B, C·F']
+    for (size_t l = 0; l < rnns->size(); ++l) x = rnns->ptr<BatchRNNImpl>(l)->forward(x, out_lengths);
+  }
+  LayerScope layer("out");  // out_norm, the fully connected layer, log-softmax
   x = out_norm->forward(x.reshape({steps * batch, -1}));
   auto logits = out->forward(x).view({steps, batch, -1});
   return {torch::log_softmax(logits, 2), out_lengths};

@@ -5,6 +5,8 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
+#include "tbd/nn/layer_scope.h"
+
 namespace tbd::nn {
 
 const std::vector<int64_t>& criteo_kaggle_table_sizes() {
@@ -59,16 +61,27 @@ DLRMImpl::DLRMImpl(const DLRMConfig& c) {
 
 torch::Tensor DLRMImpl::forward(const torch::Tensor& dense, const torch::Tensor& sparse) {
   const int64_t batch = dense.size(0);
-  auto x = bottom->forward(dense);  // [B, d]
-  // One id per sample and table: bag b holds exactly sparse[b, t].
-  const auto offsets = torch::arange(batch, sparse.options());
+  torch::Tensor x, pairs;
+  {
+    LayerScope layer("bottom");
+    x = bottom->forward(dense);  // [B, d]
+  }
   std::vector<torch::Tensor> vectors{x};
-  for (size_t t = 0; t < tables->size(); ++t)
-    vectors.push_back(tables->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(
-        sparse.select(1, static_cast<int64_t>(t)).contiguous(), offsets));
-  auto all = torch::stack(vectors, 1);                                          // [B, 27, d]
-  auto dots = torch::bmm(all, all.transpose(1, 2));                             // [B, 27, 27]
-  auto pairs = dots.index({torch::indexing::Slice(), pair_rows_, pair_cols_});  // [B, 351]
+  {
+    LayerScope layer("tables");
+    // One id per sample and table: bag b holds exactly sparse[b, t].
+    const auto offsets = torch::arange(batch, sparse.options());
+    for (size_t t = 0; t < tables->size(); ++t)
+      vectors.push_back(tables->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(
+          sparse.select(1, static_cast<int64_t>(t)).contiguous(), offsets));
+  }
+  {
+    LayerScope layer("interaction");
+    auto all = torch::stack(vectors, 1);                                     // [B, 27, d]
+    auto dots = torch::bmm(all, all.transpose(1, 2));                        // [B, 27, 27]
+    pairs = dots.index({torch::indexing::Slice(), pair_rows_, pair_cols_});  // [B, 351]
+  }
+  LayerScope layer("top");
   return top->forward(torch::cat({x, pairs}, 1)).squeeze(1);
 }
 

@@ -1,10 +1,12 @@
 #include "tbd/nn/faster_rcnn.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "tbd/nn/frozen_batch_norm.h"
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
 
@@ -46,12 +48,23 @@ FasterRcnnImpl::FasterRcnnImpl(const FasterRcnnConfig& config) {
 FasterRcnnLosses FasterRcnnImpl::forward(const torch::Tensor& images, const std::vector<ImageSize>& image_sizes,
                                          const std::vector<torch::Tensor>& gt_boxes,
                                          const std::vector<torch::Tensor>& gt_labels) {
-  const auto pyramid = fpn_(backbone_->stage_outputs(images));
+  std::vector<torch::Tensor> stages, pyramid;
+  {
+    LayerScope layer("backbone");
+    stages = backbone_->stage_outputs(images);
+  }
+  {
+    LayerScope layer("fpn");
+    pyramid = fpn_(stages);
+  }
+  std::optional<LayerScope> layer(std::in_place, "rpn");
   const RpnOutput rpn = rpn_(pyramid, image_sizes, images.size(2), images.size(3), gt_boxes);
+  layer.reset();
   int64_t max_height = 0;
   for (const auto& s : image_sizes) max_height = std::max(max_height, s.first);
   // RoIAlign pools from the four stage levels, not the extra pooled one.
   const std::vector<torch::Tensor> pooled_levels(pyramid.begin(), pyramid.end() - 1);
+  layer.emplace("roi_heads");
   const RoIHeadsLosses heads = roi_heads_(pooled_levels, rpn.proposals, gt_boxes, gt_labels, max_height);
   return {rpn.objectness_loss, rpn.box_loss, heads.classifier, heads.box_regression};
 }

@@ -6,6 +6,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/parameter_set.h"
+#include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
 namespace tbd::nn {
@@ -37,8 +38,13 @@ GptBlockImpl::GptBlockImpl(const GptConfig& c) {
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor& x) {
-  auto h = ln1(x);
-  auto y = x + dropout_(attention(h, h, std::nullopt, /*causal=*/true));
+  torch::Tensor y;
+  {
+    LayerScope layer("attention");  // ln1, attention, residual
+    auto h = ln1(x);
+    y = x + dropout_(attention(h, h, std::nullopt, /*causal=*/true));
+  }
+  LayerScope layer("mlp");  // ln2, fc, gelu, proj, residual
   return y + dropout_(linear(proj, torch::gelu(linear(fc, ln2(y)), "tanh")));
 }
 
@@ -61,9 +67,17 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
   if (t > config_.context)
     throw Error("sequence of " + std::to_string(t) + " tokens exceeds the context of " +
                 std::to_string(config_.context));
-  auto positions = torch::arange(t, ids.options());
-  auto x = dropout_(token_embedding_(ids) + position_embedding_(positions));
-  for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+  torch::Tensor x;
+  {
+    LayerScope layer("embedding");  // token and position embeddings
+    auto positions = torch::arange(t, ids.options());
+    x = dropout_(token_embedding_(ids) + position_embedding_(positions));
+  }
+  {
+    LayerScope layer("blocks");
+    for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+  }
+  LayerScope layer("head");                                                  // ln_f and the tied output projection
   return torch::nn::functional::linear(ln_f_(x), token_embedding_->weight);  // tied, no bias
 }
 

@@ -5,6 +5,8 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/pooling.h>
 
+#include "tbd/nn/layer_scope.h"
+
 namespace tbd::nn {
 namespace F = torch::nn::functional;
 
@@ -182,9 +184,24 @@ Inception3Impl::Inception3Impl(const Inception3Config& config) {
 
 InceptionOutput Inception3Impl::forward(const torch::Tensor& images) {
   InceptionOutput out;
-  auto x = mixed_5_6_->forward(stem_->forward(images));
-  if (aux_ && is_training()) out.aux_logits = aux_(x);
-  x = mixed_7_->forward(x);
+  torch::Tensor x;
+  {
+    LayerScope layer("stem");
+    x = stem_->forward(images);
+  }
+  {
+    LayerScope layer("mixed_5_6");
+    x = mixed_5_6_->forward(x);
+  }
+  if (aux_ && is_training()) {
+    LayerScope layer("AuxLogits");
+    out.aux_logits = aux_(x);
+  }
+  {
+    LayerScope layer("mixed_7");
+    x = mixed_7_->forward(x);
+  }
+  LayerScope layer("fc");  // average pool, dropout, classifier
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1)).flatten(1);
   out.logits = fc_(dropout_(x));
   return out;

@@ -5,6 +5,7 @@
 #include <torch/nn/init.h>
 
 #include "tbd/core/error.h"
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
 
@@ -35,8 +36,16 @@ NeuMFImpl::NeuMFImpl(const NeuMFConfig& c) {
 }
 
 torch::Tensor NeuMFImpl::forward(const torch::Tensor& users, const torch::Tensor& items) {
-  auto gmf = mf_user->forward(users) * mf_item->forward(items);
-  auto deep = mlp->forward(torch::cat({mlp_user->forward(users), mlp_item->forward(items)}, 1));
+  torch::Tensor gmf, deep;
+  {
+    LayerScope layer("gmf");  // mf_user × mf_item
+    gmf = mf_user->forward(users) * mf_item->forward(items);
+  }
+  {
+    LayerScope layer("mlp");  // mlp_user, mlp_item and the MLP tower
+    deep = mlp->forward(torch::cat({mlp_user->forward(users), mlp_item->forward(items)}, 1));
+  }
+  LayerScope layer("final");
   return final->forward(torch::cat({gmf, deep}, 1)).squeeze(1);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tbd/nn/frozen_batch_norm.h"
+#include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
 namespace tbd::nn {
@@ -104,11 +105,17 @@ ResNetImpl::ResNetImpl(const ResNetConfig& config) {
 }
 
 std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images) {
-  auto x = F::relu(stem_bn_.forward(stem_conv_(images)));
-  x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+  torch::Tensor x;
+  {
+    LayerScope layer("stem");  // conv1, bn1, relu, max pool
+    x = F::relu(stem_bn_.forward(stem_conv_(images)));
+    x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+  }
+  static const char* const kStageNames[] = {"layer1", "layer2", "layer3", "layer4"};
   std::vector<torch::Tensor> outputs;
-  for (auto& stage : stages_) {
-    for (auto& block : *stage) x = block->as<ResidualBlock>()->forward(x);
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    LayerScope layer(kStageNames[s]);
+    for (auto& block : *stages_[s]) x = block->as<ResidualBlock>()->forward(x);
     outputs.push_back(x);
   }
   return outputs;
@@ -117,6 +124,7 @@ std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images
 torch::Tensor ResNetImpl::forward(const torch::Tensor& images) {
   if (!fc_) throw std::logic_error("ResNet built without a classifier: use stage_outputs()");
   auto x = stage_outputs(images).back();
+  LayerScope layer("fc");  // average pool and classifier
   x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1)).flatten(1);
   return linear(fc_, x);  // aten::linear, as torchvision's nn.Linear records it
 }

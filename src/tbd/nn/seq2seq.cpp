@@ -3,7 +3,11 @@
 #include <torch/nn/utils/rnn.h>
 #include <torch/torch.h>
 
+#include <optional>
+
 #include <ATen/ops/scaled_dot_product_attention.h>
+
+#include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
 
@@ -53,6 +57,7 @@ torch::Tensor Seq2SeqImpl::forward(const torch::Tensor& source, const torch::Ten
                                    const torch::Tensor& target_input) {
   namespace rnn = torch::nn::utils::rnn;
   const int64_t b = source.size(0), s = source.size(1), t = target_input.size(1);
+  std::optional<LayerScope> layer(std::in_place, "encoder");  // source embedding and LSTM
   // Packing runs each sentence's recurrence over its real tokens only, so
   // the final state is that of the last word, not of the padding.
   auto packed = rnn::pack_padded_sequence(dropout_(source_embedding_(source)), source_lengths.cpu(),
@@ -63,15 +68,21 @@ torch::Tensor Seq2SeqImpl::forward(const torch::Tensor& source, const torch::Ten
   auto [h_n, c_n] = state;  // [layers, B, H], in the batch's original order
   const auto mask = torch::arange(s, source_lengths.options().device(source.device())).unsqueeze(0) <
                     source_lengths.to(source.device()).unsqueeze(1);
+  layer.reset();
+  layer.emplace("attention");
   const auto keys = attention_->keys(encoder_outputs);
+  layer.reset();
 
   std::vector<torch::Tensor> h(static_cast<size_t>(config_.layers)), c(h.size());
   for (int64_t l = 0; l < config_.layers; ++l) h[l] = h_n[l], c[l] = c_n[l];
   auto attentional = torch::zeros({b, config_.hidden}, encoder_outputs.options());
+  layer.emplace("decoder");                               // target embedding and LSTM cells
   const auto embedded = target_embedding_(target_input);  // [B, T, E]
+  layer.reset();
   std::vector<torch::Tensor> outputs;
   outputs.reserve(static_cast<size_t>(t));
   for (int64_t step = 0; step < t; ++step) {
+    layer.emplace("decoder");
     auto x = torch::cat({embedded.select(1, step), attentional}, 1);  // input feeding
     for (int64_t l = 0; l < config_.layers; ++l) {
       auto [h_l, c_l] = decoder_[l]->as<torch::nn::LSTMCell>()->forward(dropout_(x), std::make_tuple(h[l], c[l]));
@@ -79,9 +90,13 @@ torch::Tensor Seq2SeqImpl::forward(const torch::Tensor& source, const torch::Ten
       c[l] = c_l;
       x = h_l;
     }
+    layer.reset();
+    layer.emplace("attention");
     attentional = attention_(x, keys, encoder_outputs, mask);
+    layer.reset();
     outputs.push_back(attentional);
   }
+  layer.emplace("output");
   return output_(torch::stack(outputs, 1));  // one projection GEMM for all steps
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
 namespace tbd::nn {
@@ -48,7 +49,12 @@ EncoderLayerImpl::EncoderLayerImpl(const TransformerConfig& c) {
 }
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& source_mask) {
-  auto h = norm1_(x + dropout_(self_attention_(x, x, source_mask)));
+  torch::Tensor h;
+  {
+    LayerScope layer("self_attention");  // with its residual and norm
+    h = norm1_(x + dropout_(self_attention_(x, x, source_mask)));
+  }
+  LayerScope layer("ffn");
   return norm2_(h + dropout_(ffn_(h)));
 }
 
@@ -70,8 +76,16 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
   // Causal self-attention: position t sees targets ≤ t. Padding sits after
   // the last word, so a real position never sees a padded one; padded
   // positions only produce outputs the loss ignores. No padding mask needed.
-  auto h = norm1_(x + dropout_(self_attention_(x, x, std::nullopt, /*causal=*/true)));
-  h = norm2_(h + dropout_(cross_attention_(h, memory, source_mask)));
+  torch::Tensor h;
+  {
+    LayerScope layer("self_attention");  // with its residual and norm
+    h = norm1_(x + dropout_(self_attention_(x, x, std::nullopt, /*causal=*/true)));
+  }
+  {
+    LayerScope layer("cross_attention");
+    h = norm2_(h + dropout_(cross_attention_(h, memory, source_mask)));
+  }
+  LayerScope layer("ffn");
   return norm3_(h + dropout_(ffn_(h)));
 }
 
@@ -100,10 +114,24 @@ torch::Tensor TransformerImpl::embed(const torch::Tensor& ids) {
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch::Tensor& source_lengths,
                                        const torch::Tensor& target_input) {
   const auto source_mask = key_padding_mask(source_lengths, source.size(1));
-  auto memory = embed(source);
-  for (const auto& layer : *encoder_) memory = layer->as<EncoderLayer>()->forward(memory, source_mask);
-  auto h = embed(target_input);
-  for (const auto& layer : *decoder_) h = layer->as<DecoderLayer>()->forward(h, memory, source_mask);
+  torch::Tensor memory, h;
+  {
+    LayerScope scope("embedding");  // shared by source, target and the output projection
+    memory = embed(source);
+  }
+  {
+    LayerScope scope("encoder");
+    for (const auto& layer : *encoder_) memory = layer->as<EncoderLayer>()->forward(memory, source_mask);
+  }
+  {
+    LayerScope scope("embedding");
+    h = embed(target_input);
+  }
+  {
+    LayerScope scope("decoder");
+    for (const auto& layer : *decoder_) h = layer->as<DecoderLayer>()->forward(h, memory, source_mask);
+  }
+  LayerScope scope("embedding");
   return torch::nn::functional::linear(h, embedding_->weight);  // tied output projection, no bias
 }
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include "tbd/nn/layer_scope.h"
+
 namespace tbd::nn {
 namespace F = torch::nn::functional;
 
@@ -96,6 +98,7 @@ WganGeneratorImpl::WganGeneratorImpl(const WganConfig& config) : dim_(config.dim
 }
 
 torch::Tensor WganGeneratorImpl::forward(const torch::Tensor& noise) {
+  LayerScope layer("generator");
   auto x = input_(noise).view({-1, 8 * dim_, 4, 4});
   for (const auto& block : *blocks_) x = block->as<UpResidualBlock>()->forward(x);
   return torch::tanh(output_(F::relu(output_bn_(x))));
@@ -111,6 +114,7 @@ WganCriticImpl::WganCriticImpl(const WganConfig& config) {
 }
 
 torch::Tensor WganCriticImpl::forward(const torch::Tensor& images) {
+  LayerScope layer("critic");
   auto x = input_(images);
   for (const auto& block : *blocks_) x = block->as<DownResidualBlock>()->forward(x);
   return output_(x.flatten(1)).view({-1});

@@ -79,6 +79,38 @@ void roofline_finding(const nlohmann::json& r, std::vector<std::string>& out) {
   }
 }
 
+// "Layers: layer3 takes 41% of operator time (backward 2.1x its forward), mostly compute-bound"
+void layer_finding(const nlohmann::json& r, std::vector<std::string>& out) {
+  const auto& ops = section(r, "ops");
+  if (!ops.contains("by_layer") || !ops["by_layer"].is_array()) return;
+  const nlohmann::json* top = nullptr;
+  int named = 0;
+  for (const auto& l : ops["by_layer"]) {
+    if (l.value("layer", std::string()) == "(no layer)") continue;
+    ++named;
+    if (!top || number(l, "self_s") > number(*top, "self_s")) top = &l;
+  }
+  if (!top || named < 2) return;
+  const std::string name = top->value("layer", std::string("?"));
+  std::string text = fmt::format("Layers: {} takes {} of operator time", name, percent(number(*top, "share_of_self")));
+  const double forward = number(*top, "forward_self_s"), backward = number(*top, "backward_self_s");
+  if (forward > 0 && backward > 0) text += fmt::format(" (backward {:.1f}x its forward)", backward / forward);
+  const auto& rf = section(r, "roofline");
+  if (rf.contains("by_layer") && !rf.contains("verdicts_not_available"))
+    for (const auto& l : rf["by_layer"])
+      if (l.value("layer", std::string()) == name && l.contains("seconds_by_bound")) {
+        std::string bound;
+        double most = 0, total = 0;
+        for (const auto& [b, v] : l["seconds_by_bound"].items())
+          if (v.is_number()) {
+            total += v.get<double>();
+            if (v.get<double>() > most) most = v.get<double>(), bound = b;
+          }
+        if (total > 0) text += fmt::format(", {} {}-bound", percent(most / total), bound);
+      }
+  out.push_back(text + ".");
+}
+
 void memory_finding(const nlohmann::json& r, std::vector<std::string>& out) {
   const auto& m = section(r, "memory");
   const double peak = number(m, "peak_bytes");
@@ -126,6 +158,7 @@ std::vector<std::string> findings_of(const nlohmann::json& result) {
   std::vector<std::string> out;
   phases_finding(result, out);
   roofline_finding(result, out);
+  layer_finding(result, out);
   memory_finding(result, out);
   pipeline_and_comm_findings(result, out);
   noise_finding(result, out);

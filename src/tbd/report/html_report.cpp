@@ -470,6 +470,31 @@ void ops_section(Page& page, const ReportModel& m) {
              bars_height(runs.size()));
 }
 
+// Per run: each layer's forward and backward self time as a stacked bar,
+// then the table with the roofline's verdict per layer.
+void layers_section(Page& page, const ReportModel& m) {
+  page.heading(2, "Time by layer");
+  bool any = false;
+  for (const auto& r : m.runs) {
+    if (r.layers.empty()) continue;
+    any = true;
+    std::vector<std::string> labels;
+    nlohmann::json forward = nlohmann::json::array(), backward = nlohmann::json::array();
+    for (const auto& l : r.layers) {
+      if (labels.size() == 12) break;
+      labels.push_back(l.layer);
+      forward.push_back(value(l.forward_ms));
+      backward.push_back(value(l.backward_ms));
+    }
+    const nlohmann::json datasets = {{{"label", "forward"}, {"data", forward}, {"backgroundColor", color(0)}},
+                                     {{"label", "backward"}, {"data", backward}, {"backgroundColor", color(1)}}};
+    page.chart("Operator self time by layer: " + r.label,
+               stacked_bars(labels, datasets, "ms per instrumented iteration"), bars_height(labels.size()));
+    page.table(layer_table_header(), layer_table_rows(r));
+  }
+  if (!any) page.not_available(kNoLayersReason);
+}
+
 void scaling_section(Page& page, const ReportModel& m) {
   page.heading(2, "Scaling efficiency against process count");
   if (m.scales.empty()) return page.not_available(kNoScaleReason);
@@ -615,6 +640,7 @@ std::string render_html(const ReportModel& m) {
   phases_section(page, m);
   roofline_section(page, m);
   ops_section(page, m);
+  layers_section(page, m);
   scaling_section(page, m);
   predictions_section(page, m);
   dispersion_section(page, m);

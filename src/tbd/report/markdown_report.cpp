@@ -231,6 +231,17 @@ std::string render_markdown(const ReportModel& m) {
     }
   }
 
+  out << "\n## Time by layer (operator self time, ms per instrumented iteration)\n\n";
+  bool any_layers = false;
+  for (const auto& r : m.runs)
+    if (!r.layers.empty()) {
+      any_layers = true;
+      out << "### " << cell(r.label) << "\n\n";
+      table(layer_table_header(), layer_table_rows(r));
+      out << "\n";
+    }
+  if (!any_layers) out << "Not available: " << kNoLayersReason << ".\n";
+
   out << "\n## Scaling efficiency against process count\n\n";
   if (m.scales.empty()) out << "Not available: " << kNoScaleReason << ".\n";
   for (const auto& s : m.scales) {

@@ -72,6 +72,35 @@ RooflineView roofline_view(const nlohmann::json& r) {
   return v;
 }
 
+// The ops probe's per-layer self time, per iteration, with the roofline
+// probe's bound (the one most of the layer's time has) and headroom.
+std::vector<LayerTime> layers_of(const nlohmann::json& r) {
+  std::vector<LayerTime> layers;
+  if (!r.contains("ops") || !r["ops"].is_object() || !r["ops"].contains("by_layer")) return layers;
+  const double n = std::max(1.0, r["ops"].value("iterations", 1.0));
+  std::map<std::string, const nlohmann::json*> judged;
+  if (r.contains("roofline") && r["roofline"].is_object() && r["roofline"].contains("by_layer") &&
+      !r["roofline"].contains("verdicts_not_available"))
+    for (const auto& l : r["roofline"]["by_layer"]) judged[l.value("layer", std::string())] = &l;
+  for (const auto& l : r["ops"]["by_layer"]) {
+    LayerTime t;
+    t.layer = l.value("layer", std::string("?"));
+    t.forward_ms = 1e3 * number_or_nan(l, "forward_self_s") / n;
+    t.backward_ms = 1e3 * number_or_nan(l, "backward_self_s") / n;
+    t.share = number_or_nan(l, "share_of_self");
+    t.headroom_ms = NAN;
+    if (const auto it = judged.find(t.layer); it != judged.end()) {
+      double most = 0;
+      const nlohmann::json by_bound = it->second->value("seconds_by_bound", nlohmann::json::object());
+      for (const auto& [bound, v] : by_bound.items())
+        if (v.is_number() && v.get<double>() > most) most = v.get<double>(), t.bound = bound;
+      t.headroom_ms = 1e3 * number_or_nan(*it->second, "headroom_s");
+    }
+    layers.push_back(t);
+  }
+  return layers;
+}
+
 MemoryTimeline memory_timeline_of(const nlohmann::json& r) {
   MemoryTimeline t;
   if (!r.contains("memory") || !r["memory"].is_object() || !r["memory"].contains("timeline")) return t;
@@ -220,6 +249,7 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
       for (const auto& p : report_phases())
         row.phases_ms.push_back({p, number_or_nan(r["phases"], (p + "_ms").c_str())});
     row.roofline = roofline_view(r);
+    row.layers = layers_of(r);
     row.memory_timeline = memory_timeline_of(r);
     row.findings = findings_of(r);
     m.runs.push_back(row);
@@ -298,6 +328,21 @@ std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model) {
                     format_percent(r.flops), format_percent(r.gpu_util), format_percent(r.kernel_busy),
                     format_ms(r.device_median_s), format_bytes(r.peak_bytes), format_bytes(r.reserved_bytes),
                     format_percent(r.fragmentation)});
+  }
+  return rows;
+}
+
+std::vector<std::string> layer_table_header() {
+  return {"layer", "forward ms", "backward ms", "share of operator time", "bound (roofline)", "headroom ms"};
+}
+
+std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& l : run.layers) {
+    if (rows.size() == limit && l.layer != "(no layer)") continue;  // the unattributed rest is always shown
+    rows.push_back({l.layer, fmt::format("{:.3f}", l.forward_ms), fmt::format("{:.3f}", l.backward_ms),
+                    format_percent(l.share), l.bound.empty() ? "-" : l.bound + "-bound",
+                    std::isfinite(l.headroom_ms) ? fmt::format("{:.3f}", l.headroom_ms) : "-"});
   }
   return rows;
 }

@@ -27,6 +27,15 @@ struct RooflineView {
   double top_headroom_s = 0;
 };
 
+// A named layer's operator self time per iteration (ops probe) and, with
+// the roofline probe, the bound most of its time has and its headroom.
+struct LayerTime {
+  std::string layer;
+  double forward_ms = 0, backward_ms = 0, share = 0;
+  std::string bound;       // empty: no roofline verdicts
+  double headroom_ms = 0;  // NaN: no roofline verdicts
+};
+
 // The memory probe's timeline: live bytes by category (memory_categories()
 // order) at each recorded point of the instrumented iterations.
 struct MemoryTimeline {
@@ -46,6 +55,7 @@ struct ReportRun {
   std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
   std::vector<std::pair<std::string, double>> phases_ms;   // phase, ms per iteration (empty: not recorded)
   RooflineView roofline;                                   // judged: false without the probe or its ceilings
+  std::vector<LayerTime> layers;                           // largest first, "(no layer)" last; empty: no ops probe
   MemoryTimeline memory_timeline;                          // empty: no memory probe
   std::vector<std::string> findings;                       // findings_of(result)
   // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
@@ -149,6 +159,10 @@ std::string json_for_script(const nlohmann::json& value);
 // when no run used a GPU).
 std::vector<std::string> gpu_table_header();
 std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model);
+
+// A run's per-layer table, both renderers: the largest `limit` layers.
+std::vector<std::string> layer_table_header();
+std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit = 12);
 
 // The predictions and A/B tables of both renderers.
 std::vector<std::string> prediction_table_header();

@@ -13,6 +13,8 @@ inline constexpr const char* kNoSweepReason =
     "no configuration was run at two or more batch sizes (tbd sweep W --batch-sizes 1,2,4 makes such runs)";
 inline constexpr const char* kNoMemoryReason = "no run used the memory probe (--probes ...,memory)";
 inline constexpr const char* kNoOpsReason = "no run used the ops probe (--probes ...,ops)";
+inline constexpr const char* kNoLayersReason =
+    "no run recorded per-layer time (the ops probe, --probes ...,ops, with a tbd whose models mark their layers)";
 inline constexpr const char* kNoPhasesReason =
     "no result records phase times (CPU runs of this tbd record them; CUDA runs cannot: their phases are asynchronous)";
 inline constexpr const char* kNoRooflineReason =
