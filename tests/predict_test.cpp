@@ -161,19 +161,16 @@ TEST(MemoryModel, FixedPlusPerSampleLine) {
   EXPECT_TRUE(predict_memory_limit(base, 50000000LL)["largest_fitting_batch"].is_null());
 }
 
-// A probe-visible backward on a real model: the last layer's gradients come
-// first, every fraction lies in [0, 1].
-TEST(GradientProbe, LaterLayersAreReadyEarlier) {
-  torch::nn::Sequential model(torch::nn::Linear(64, 256), torch::nn::ReLU(), torch::nn::Linear(256, 256),
-                              torch::nn::ReLU(), torch::nn::Linear(256, 8));
+// The gradients probe's section after `iterations` instrumented iterations
+// of `loss_of()` and its backward, driven through the runner's callbacks.
+template <class LossOf>
+nlohmann::json gradient_section(const std::vector<torch::Tensor>& parameters, int iterations, const LossOf& loss_of) {
   GradientProbe probe;
-  // Without a runner: the parameters given directly, then the runner's callbacks.
-  probe.watch(model->parameters());
+  probe.watch(parameters);  // without a runner: the parameters given directly
   probe.on_window_begin(0);
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     probe.on_iteration_begin(true);
-    const auto x = torch::randn({512, 64});
-    const auto loss = model->forward(x).square().mean();
+    const torch::Tensor loss = loss_of();
     probe.on_phase_begin(Phase::backward);
     loss.backward();
     probe.on_phase_end(Phase::backward);
@@ -184,37 +181,37 @@ TEST(GradientProbe, LaterLayersAreReadyEarlier) {
   probe.on_window_end(0);
   nlohmann::json result;
   probe.contribute(result);
-  const auto& ready = result["gradients"]["backward_passes"][0]["ready_fraction"];
+  return result["gradients"];
+}
+
+// A probe-visible backward on a real model: the last layer's gradients come
+// first, every fraction lies in [0, 1].
+TEST(GradientProbe, LaterLayersAreReadyEarlier) {
+  torch::nn::Sequential model(torch::nn::Linear(64, 256), torch::nn::ReLU(), torch::nn::Linear(256, 256),
+                              torch::nn::ReLU(), torch::nn::Linear(256, 8));
+  const auto g = gradient_section(model->parameters(), 3, [&] {
+    return model->forward(torch::randn({512, 64})).square().mean();
+  });
+  const auto& ready = g["backward_passes"][0]["ready_fraction"];
   ASSERT_EQ(ready.size(), 6u);  // 3 weights, 3 biases
   for (const auto& f : ready) {
     ASSERT_TRUE(f.is_number());
     EXPECT_GE(f.get<double>(), 0.0);
     EXPECT_LE(f.get<double>(), 1.0);
   }
-  EXPECT_LT(ready[4].get<double>(), ready[0].get<double>());  // last layer's weight before the first's
-  for (const auto& s : result["gradients"]["sparse"]) EXPECT_TRUE(s.is_null());  // all dense
+  EXPECT_LT(ready[4].get<double>(), ready[0].get<double>());   // last layer's weight before the first's
+  for (const auto& s : g["sparse"]) EXPECT_TRUE(s.is_null());  // all dense
 }
 
 // An embedding bag with sparse gradients: the probe records its rows and the
 // entries (looked-up rows, repeats included) of each gradient.
 TEST(GradientProbe, RecordsASparseGradientsEntries) {
   torch::nn::EmbeddingBag table(torch::nn::EmbeddingBagOptions(1000, 16).sparse(true));
-  GradientProbe probe;
-  probe.watch(table->parameters());
-  probe.on_window_begin(0);
-  probe.on_iteration_begin(true);
-  const auto loss = table->forward(torch::randint(1000, {32, 3})).sum();
-  probe.on_phase_begin(Phase::backward);
-  loss.backward();
-  probe.on_phase_end(Phase::backward);
-  IterationRecord r;
-  r.measured = true;
-  probe.on_iteration_end(r);
-  probe.on_window_end(0);
-  nlohmann::json result;
-  probe.contribute(result);
-  const auto& sparse = result["gradients"]["sparse"][0];
-  ASSERT_TRUE(sparse.is_object()) << result["gradients"].dump();
+  const auto g = gradient_section(table->parameters(), 1, [&] {
+    return table->forward(torch::randint(1000, {32, 3})).sum();
+  });
+  const auto& sparse = g["sparse"][0];
+  ASSERT_TRUE(sparse.is_object()) << g.dump();
   EXPECT_EQ(sparse["rows"].get<int64_t>(), 1000);
   EXPECT_EQ(sparse["entries"].get<double>(), 96.0);  // 32 bags of 3
 }

@@ -194,6 +194,13 @@ std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const
   for (const auto& [t, c] : by_class)
     if (t / total >= 0.005) cls += fmt::format("{}{} {:.1f}%", cls.empty() ? "" : ", ", c, 100 * t / total);
   lines.push_back({"op classes", cls + " (share of op self time)"});
+  std::string layers;
+  int shown = 0;
+  for (const auto& l : layer_table(final_layers_, total))
+    if (shown < 6 && l["share_of_self"].get<double>() >= 0.005)
+      layers += fmt::format("{}{} {:.1f}%", shown++ == 0 ? "" : ", ", l["layer"].get<std::string>(),
+                            100 * l["share_of_self"].get<double>());
+  if (!layers.empty()) lines.push_back({"layers", layers + " (largest first; share of op self time)"});
   const double n = static_cast<double>(iterations_);
   lines.push_back(
       {"top ops", fmt::format("{:<40} {:>13} {:>10} {:>7}  {}", "op", "self ms/iter", "calls/iter", "share", "class")});
