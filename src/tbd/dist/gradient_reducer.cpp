@@ -72,11 +72,7 @@ GradientReducer::~GradientReducer() {
 
 void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (grad.is_sparse() && group_.sums_sparse() && !sparse_layout_[k].defined()) {
-    // Learned now; reduced densified this once, on its own from the next iteration.
-    sparse_layout_[k] = empty_sparse_like(grad);
-    rebuild_ = true;
-  }
+  learn_layout(k, grad);
   if (bucket_of_[k] == kNoBucket) return;  // sparse: reduced when backward ends
   Bucket& b = buckets_[bucket_of_[k]];
   if (b.launched) return;  // a second backward before the step: not supported, keep the first
@@ -99,10 +95,7 @@ void GradientReducer::synchronize() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t k = 0; k < params_.size(); ++k) {
       const auto& g = params_[k].grad();
-      if (!overlap_ && g.defined() && g.is_sparse() && group_.sums_sparse() && !sparse_layout_[k].defined()) {
-        sparse_layout_[k] = empty_sparse_like(g);
-        rebuild_ = true;
-      }
+      if (!overlap_ && g.defined()) learn_layout(k, g);
       if (bucket_of_[k] == kNoBucket) continue;
       Bucket& b = buckets_[bucket_of_[k]];
       if (b.launched || (overlap_ && has_grad_[k])) continue;
@@ -118,16 +111,14 @@ void GradientReducer::synchronize() {
     for (auto& b : buckets_)
       if (!b.launched) launch(b);
   }
+  const double scale = 1.0 / group_.size();
   CommIteration it;
-  reduce_sparse(it);
+  reduce_sparse(it, scale);
   for (auto& b : buckets_) b.pending->wait();
   const auto wait_end = Clock::now();
 
   it.backward_end_s = seconds_of(wait_begin);
   it.wait_end_s = seconds_of(wait_end);
-  const double scale = 1.0 / group_.size();
-  for (size_t k = 0; k < params_.size(); ++k)
-    if (bucket_of_[k] == kNoBucket && sparse_layout_[k].defined()) params_[k].mutable_grad().mul_(scale);
   for (auto& b : buckets_) {
     b.flat.mul_(scale);
     for (size_t i = 0; i < b.members.size(); ++i) {
@@ -161,10 +152,17 @@ void GradientReducer::synchronize() {
   history_.push_back(std::move(it));
 }
 
-void GradientReducer::reduce_sparse(CommIteration& it) {
+void GradientReducer::learn_layout(size_t k, const torch::Tensor& grad) {
+  if (!grad.is_sparse() || !group_.sums_sparse() || sparse_layout_[k].defined()) return;
+  // Learned now; reduced densified this once, on its own from the next iteration.
+  sparse_layout_[k] = empty_sparse_like(grad);
+  rebuild_ = true;
+}
+
+void GradientReducer::reduce_sparse(CommIteration& it, double scale) {
   std::vector<torch::Tensor*> gradients;
   for (size_t k = 0; k < params_.size(); ++k) {
-    if (bucket_of_[k] != kNoBucket || !sparse_layout_[k].defined()) continue;
+    if (bucket_of_[k] != kNoBucket) continue;  // only sparse gradients have no bucket
     auto& grad = params_[k].mutable_grad();
     if (!grad.defined()) grad = sparse_layout_[k].clone();  // every rank joins every collective
     gradients.push_back(&grad);
@@ -172,6 +170,7 @@ void GradientReducer::reduce_sparse(CommIteration& it) {
   if (gradients.empty()) return;
   const auto launched = Clock::now();
   const int64_t bytes = allreduce_sparse_gradients(group_, gradients);
+  for (auto* g : gradients) g->mul_(scale);
   // Gloo runs them on its threads; the call returns when they have ended.
   it.buckets.push_back({.bytes = bytes,
                         .launched_s = seconds_of(launched),

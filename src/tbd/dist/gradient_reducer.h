@@ -78,8 +78,11 @@ class GradientReducer final : public GradientSync {
   void build_buckets(int64_t bucket_bytes);
   void on_gradient(size_t param, const torch::Tensor& grad);
   void launch(Bucket& b);
-  // All-reduces the sparse gradients, in place, sums (not yet averaged).
-  void reduce_sparse(CommIteration& it);
+  // Notes that parameter k's gradients are sparse (once, where the backend
+  // sums sparse tensors): its bucket goes at the next rebuild.
+  void learn_layout(size_t k, const torch::Tensor& grad);
+  // All-reduces the sparse gradients and averages them (× scale), in place.
+  void reduce_sparse(CommIteration& it, double scale);
 
   std::vector<torch::Tensor> params_;
   std::vector<size_t> bucket_of_;   // param -> bucket (kNoBucket: reduced sparse, on its own)

@@ -29,10 +29,8 @@ struct OpTally {
   std::map<std::string, Stats> by_layer;  // per named layer (layer_attribution.h), keyed as each probe says
 };
 
-// The by_layer key of an operator in `layer` (nullptr: none).
-inline std::string layer_key(const std::string* layer, bool backward) {
-  return (layer ? *layer : std::string(kNoLayer)) + (backward ? "|backward" : "|forward");
-}
+// The name of an operator's layer (layer_attribution.h; nullptr: none).
+inline std::string layer_name(const std::string* layer) { return layer ? *layer : std::string(kNoLayer); }
 
 inline double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

@@ -52,7 +52,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   ++s.calls;
   s.total_s += total;
   s.self_s += self;
-  OpStats& l = times->by_layer[layer_key(f->layer.layer, f->layer.backward)];
+  OpStats& l = times->by_layer[layer_name(f->layer.layer) + (f->layer.backward ? "|backward" : "|forward")];
   ++l.calls;
   l.self_s += self;
 }

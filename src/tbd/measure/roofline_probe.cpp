@@ -113,8 +113,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   const std::string key = name + "|" + op_class(name, f->optimizer);
   const double bytes = !view || f->unit ? f->bytes_in + bytes_out : 0.0;
   std::lock_guard<std::mutex> lock(tally->mutex);
-  for (RooflineStats* s :
-       {&tally->by_op[key], &tally->by_layer[(f->layer.layer ? *f->layer.layer : std::string(kNoLayer)) + "|" + key]}) {
+  for (RooflineStats* s : {&tally->by_op[key], &tally->by_layer[layer_name(f->layer.layer) + "|" + key]}) {
     ++s->calls;
     s->seconds += end - f->start;
     s->flops += f->flops;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tbd/measure/op_observer.h"
 #include "tbd/report/report_text.h"
 
 namespace tbd {
@@ -86,7 +87,7 @@ void layer_finding(const nlohmann::json& r, std::vector<std::string>& out) {
   const nlohmann::json* top = nullptr;
   int named = 0;
   for (const auto& l : ops["by_layer"]) {
-    if (l.value("layer", std::string()) == "(no layer)") continue;
+    if (l.value("layer", std::string()) == kNoLayer) continue;
     ++named;
     if (!top || number(l, "self_s") > number(*top, "self_s")) top = &l;
   }
@@ -98,15 +99,9 @@ void layer_finding(const nlohmann::json& r, std::vector<std::string>& out) {
   const auto& rf = section(r, "roofline");
   if (rf.contains("by_layer") && !rf.contains("verdicts_not_available"))
     for (const auto& l : rf["by_layer"])
-      if (l.value("layer", std::string()) == name && l.contains("seconds_by_bound")) {
-        std::string bound;
-        double most = 0, total = 0;
-        for (const auto& [b, v] : l["seconds_by_bound"].items())
-          if (v.is_number()) {
-            total += v.get<double>();
-            if (v.get<double>() > most) most = v.get<double>(), bound = b;
-          }
-        if (total > 0) text += fmt::format(", {} {}-bound", percent(most / total), bound);
+      if (l.value("layer", std::string()) == name) {
+        const auto [bound, share] = dominant_bound(l.value("seconds_by_bound", nlohmann::json::object()));
+        if (!bound.empty()) text += fmt::format(", {} {}-bound", percent(share), bound);
       }
   out.push_back(text + ".");
 }
@@ -153,6 +148,17 @@ void noise_finding(const nlohmann::json& r, std::vector<std::string>& out) {
 }
 
 }  // namespace
+
+std::pair<std::string, double> dominant_bound(const nlohmann::json& seconds_by_bound) {
+  std::string bound;
+  double most = 0, total = 0;
+  for (const auto& [b, v] : seconds_by_bound.items())
+    if (v.is_number()) {
+      total += v.get<double>();
+      if (v.get<double>() > most) most = v.get<double>(), bound = b;
+    }
+  return total > 0 ? std::make_pair(bound, most / total) : std::make_pair(std::string(), 0.0);
+}
 
 std::vector<std::string> findings_of(const nlohmann::json& result) {
   std::vector<std::string> out;

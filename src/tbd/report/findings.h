@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,5 +15,9 @@
 namespace tbd {
 
 std::vector<std::string> findings_of(const nlohmann::json& result);
+
+// The bound with the most time in a roofline `seconds_by_bound` object and
+// its share of their sum; {"", 0} when it holds no time.
+std::pair<std::string, double> dominant_bound(const nlohmann::json& seconds_by_bound);
 
 }  // namespace tbd

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
+#include "tbd/measure/op_observer.h"
 #include "tbd/report/compare.h"
 #include "tbd/report/findings.h"
 #include "tbd/report/report_text.h"
@@ -90,10 +91,7 @@ std::vector<LayerTime> layers_of(const nlohmann::json& r) {
     t.share = number_or_nan(l, "share_of_self");
     t.headroom_ms = NAN;
     if (const auto it = judged.find(t.layer); it != judged.end()) {
-      double most = 0;
-      const nlohmann::json by_bound = it->second->value("seconds_by_bound", nlohmann::json::object());
-      for (const auto& [bound, v] : by_bound.items())
-        if (v.is_number() && v.get<double>() > most) most = v.get<double>(), t.bound = bound;
+      t.bound = dominant_bound(it->second->value("seconds_by_bound", nlohmann::json::object())).first;
       t.headroom_ms = 1e3 * number_or_nan(*it->second, "headroom_s");
     }
     layers.push_back(t);
@@ -339,7 +337,7 @@ std::vector<std::string> layer_table_header() {
 std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& l : run.layers) {
-    if (rows.size() == limit && l.layer != "(no layer)") continue;  // the unattributed rest is always shown
+    if (rows.size() == limit && l.layer != kNoLayer) continue;  // the unattributed rest is always shown
     rows.push_back({l.layer, fmt::format("{:.3f}", l.forward_ms), fmt::format("{:.3f}", l.backward_ms),
                     format_percent(l.share), l.bound.empty() ? "-" : l.bound + "-bound",
                     std::isfinite(l.headroom_ms) ? fmt::format("{:.3f}", l.headroom_ms) : "-"});
