@@ -95,7 +95,7 @@ kill -9 "$launcher"
 wait "$launcher" 2>/dev/null
 sleep 2
 for r in $ranks; do
-  kill -0 "$r" 2>/dev/null && { fail "rank pid $r outlived its SIGKILLed launcher by 2 s"; kill -9 "$r"; }
+  running "$r" && { fail "rank pid $r outlived its SIGKILLed launcher by 2 s"; kill -9 "$r"; }
 done
 
 # 4. SIGTERM to the launcher: forwarded, the ranks agree to stop, rank 0

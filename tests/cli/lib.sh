@@ -8,6 +8,15 @@ FAILURES=0
 
 fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
 
+# running PID: true while PID runs. A zombie does not count: an orphan that
+# was killed stays one until the machine's init reaps it, which some inits
+# (firecracker's process_api) do only after a second or more.
+running() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [[ "$state" != Z* ]]
+}
+
 # expect_exit CODE PATTERN -- ARGS...: runs tbd ARGS, checks the exit status
 # and that stderr+stdout match PATTERN (grep -E).
 expect_exit() {

@@ -26,7 +26,7 @@ for study in "suite --workloads resnet50 --batch-size 4 --out $WORK/killed-suite
   kill -9 $parent
   wait $parent 2>/dev/null
   sleep 2
-  if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+  if [ -n "$child" ] && running "$child"; then
     fail "the child run of a SIGKILLed tbd $study outlived it by 2 s"
     kill -9 "$child"
   fi
