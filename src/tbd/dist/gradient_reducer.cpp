@@ -84,9 +84,8 @@ void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
 void GradientReducer::launch(Bucket& b) {
   b.launched = true;
   b.launched_at = Clock::now();
-  b.done_at = 0;
-  Bucket* self = &b;
-  b.pending = group_.allreduce_sum(b.flat, [self] { self->done_at = Clock::now().time_since_epoch().count(); });
+  b.done_at = std::make_shared<std::atomic<Clock::rep>>(0);
+  b.pending = group_.allreduce_sum(b.flat, [cell = b.done_at] { *cell = Clock::now().time_since_epoch().count(); });
 }
 
 void GradientReducer::synchronize() {
@@ -133,7 +132,7 @@ void GradientReducer::synchronize() {
       }
     }
     // The completion callback may trail wait() by a moment: fall back to the wait's end.
-    const Clock::rep done_rep = b.done_at.load();
+    const Clock::rep done_rep = b.done_at->load();
     const auto done = done_rep != 0 ? std::max(Clock::time_point(Clock::duration(done_rep)), b.launched_at) : wait_end;
     it.buckets.push_back({.bytes = b.flat.numel() * static_cast<int64_t>(b.flat.element_size()),
                           .launched_s = seconds_of(b.launched_at),

@@ -70,7 +70,11 @@ class GradientReducer final : public GradientSync {
     int ready = 0;
     bool launched = false;
     Clock::time_point launched_at;
-    std::atomic<Clock::rep> done_at{0};  // set by the backend's completion callback
+    // Set by the backend's completion callback, which may run after wait()
+    // returned, even after this bucket is gone (rebuilt without sparse
+    // gradients, or the reducer destroyed): so the callback owns its cell,
+    // a new one per launch.
+    std::shared_ptr<std::atomic<Clock::rep>> done_at;
     std::shared_ptr<PendingReduce> pending;
   };
 
