@@ -6,6 +6,11 @@
 # RUNS processes (default 2) for each measured configuration: the co-located
 # copies the prediction uses and the check it is graded against.
 #
+# Every timed window lasts at least half a second (--min-time 0.5): dlrm's
+# and ncf's 4-iteration windows lasted 30–120 ms, where one scheduler hiccup
+# moved a 2-rank check by 20% (dlrm's check runs: CV 6–17% with 4-iteration
+# windows, 3–7% with half-second ones).
+#
 # The workloads in SHORT (default: wgan gpt, whose small-scale iterations
 # take seconds on one thread) run shorter windows (1 warm-up, 2 repetitions
 # of 2 iterations, 2 instrumented), which the copies and checks inherit.
@@ -19,7 +24,7 @@ mkdir -p "$work"
 # The roofline verdicts weigh the co-location slowdowns: ceilings for one thread.
 "$tbd" env --peak --threads 1 >/dev/null
 for w in $workloads; do
-  window=(--warmup 2 --repeat 3)
+  window=(--warmup 2 --repeat 3 --min-time 0.5)
   case " ${SHORT-wgan gpt} " in *" $w "*) window=(--warmup 1 --iters 2 --repeat 2 --instrument-iters 2) ;; esac
   "$tbd" run "$w" --scale small --threads 1 "${window[@]}" \
     --probes time,cpu,memory,gradients,roofline,ops --out "$work/$w-base.json" --quiet

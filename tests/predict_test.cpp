@@ -96,6 +96,11 @@ TEST(DataParallelModel, SparseGradientsGoOnTheirOwnWhenBackwardEnds) {
   // Parameter 1's bucket: 2–6 ms, hidden; the sparse all-reduce 20–23 ms: 3 ms exposed.
   EXPECT_NEAR(p["iteration_ms"]["communication_exposed"].get<double>(), 3.0, 1e-9);
   EXPECT_NEAR(p["allreduce_busy_ms"].get<double>(), 7.0, 1e-9);
+  // Parameter 1 ready when backward ends too: its bucket (20–24 ms) and the
+  // sparse all-reduce (20–23 ms) are in flight together, not one after the other.
+  auto late = base;
+  late["gradients"]["backward_passes"][0]["ready_fraction"][1] = 1.0;
+  EXPECT_NEAR(predict_data_parallel(late, plan)["iteration_ms"]["communication_exposed"].get<double>(), 4.0, 1e-9);
   // Ring model: 3 collectives' latency + (N−1) × entries × (8 + row bytes) / bus.
   EXPECT_NEAR(ring_sparse_allreduce_seconds(sparse, 2, 1e9, 1e-5), 3e-5 + 64 * (8 + 1000) / 1e9, 1e-12);
   // Two tables of one row shape: stacked into one collective, twice the bytes.

@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include <ATen/Parallel.h>
+
 #include "cli/byte_size.h"
 #include "cli/commands.h"
 #include "tbd/core/error.h"
@@ -108,10 +110,14 @@ std::map<std::string, double> parse_speedups(const std::vector<std::string>& ite
 // In each worker of a local launch: rank 0 writes the all-reduce times.
 int measure_in_worker(const PredictArgs& a) {
   const nlohmann::json base = read_base(a.base);
-  const c10::Device device(base["workload"]["options"].value("device", std::string("cpu")));
+  const auto& o = base["workload"]["options"];
+  const c10::Device device(o.value("device", std::string("cpu")));
+  // As each rank of the run: the stand-in computation's threads.
+  if (o.value("threads", 0) > 0) at::set_num_threads(o["threads"].get<int>());
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
-  const nlohmann::json figures =
-      measure_bucket_allreduces(*group, device, bucket_bytes_of(base, a.bucket_mb), sparse_gradients_of(base));
+  const double step_seconds = base["phases"].value("iteration_ms", 0.0) / 1e3;
+  const nlohmann::json figures = measure_bucket_allreduces(*group, device, bucket_bytes_of(base, a.bucket_mb),
+                                                           sparse_gradients_of(base), step_seconds);
   if (group->rank() == 0) write_json_atomically(a.calibrate_into, figures);
   return 0;
 }
@@ -278,8 +284,9 @@ void print_human(std::ostream& os, const nlohmann::json& doc) {
          << "\n    all-reduce: " << p["allreduce"].get<std::string>() << "; straggler "
          << fmt::format("{:.3g} ms", t["straggler"].get<double>()) << "\n";
       if (p.value("sparse_allreduce_ms", 0.0) > 0)
-        os << fmt::format("    sparse gradients (tables stacked) all-reduced when backward ends: {:.3g} ms\n",
-                          p["sparse_allreduce_ms"].get<double>());
+        os << fmt::format(
+            "    sparse gradients (tables stacked) all-reduced when backward ends, beside the last bucket: {:.3g} ms\n",
+            p["sparse_allreduce_ms"].get<double>());
     } else if (kind == "class_speedup" || kind == "roofline") {
       std::string what = "every operator at its roofline ceiling";
       if (kind == "class_speedup") {
@@ -422,7 +429,8 @@ Command add_predict_command(CLI::App& app) {
               if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
               return it->second;
             };
-            plan.sparse_allreduce_seconds = figures.value("sparse_allreduce_seconds", 0.0);
+            if (figures["sparse_allreduce"].is_object())
+              plan.sparse_allreduce_seconds = figures["sparse_allreduce"]["seconds"].get<double>();
             plan.allreduce_source = fmt::format("{} all-reduce of each bucket size measured among {} local ranks",
                                                 figures["backend"].get<std::string>(), a->nproc);
             const CoLocated co = measure_co_located(base, a->nproc, a->runs, dir);

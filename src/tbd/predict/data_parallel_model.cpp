@@ -137,7 +137,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
   for (const auto& pass : g["backward_passes"]) {
     const double length = backward * pass.value("share_of_backward", 1.0);
     const auto& ready = pass.at("ready_fraction");
-    double channel_free = 0, last_end = 0;
+    double channel_free = 0, last_end = 0, last_start = 0;
     nlohmann::json timeline = nlohmann::json::array();
     for (const auto& members : buckets) {
       double bytes = 0, ready_at = 0;
@@ -150,6 +150,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
       const double start = std::max(ready_at, channel_free);
       const double seconds = plan.allreduce_seconds(bytes);
       channel_free = last_end = start + seconds;
+      last_start = start;
       busy += seconds;
       // Into the bucket during backward, then averaged and copied back: three read+write passes.
       if (plan.copy_bytes_per_s > 0) copies += 6 * bytes / plan.copy_bytes_per_s;
@@ -158,14 +159,17 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                           {"start_ms", 1e3 * start},
                           {"end_ms", 1e3 * (start + seconds)}});
     }
-    // The sparse gradients go when backward ends, after the buckets.
+    // The sparse gradients go when backward ends, beside the last bucket's
+    // all-reduce (on Gloo's threads; measured so, in context), or when that
+    // bucket starts, if later.
     bool sparse_in_pass = false;
     for (size_t k = 0; k < shapes.size(); ++k) sparse_in_pass |= shapes[k].sparse && ready[k].is_number();
     if (sparse_in_pass && plan.sparse_allreduce_seconds > 0) {
-      const double start = std::max(length, channel_free);
-      last_end = start + plan.sparse_allreduce_seconds;
+      const double start = std::max(length, last_start);
+      last_end = std::max(channel_free, start + plan.sparse_allreduce_seconds);
       busy += plan.sparse_allreduce_seconds;
-      timeline.push_back({{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * last_end}});
+      timeline.push_back(
+          {{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * (start + plan.sparse_allreduce_seconds)}});
     }
     exposed += std::max(0.0, last_end - length);
     passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});

@@ -30,8 +30,9 @@ struct DataParallelPlan {
   // Seconds one all-reduce of `bytes` takes among the ranks.
   std::function<double(double bytes)> allreduce_seconds;
   // Seconds one iteration's sparse all-reduces take together (embedding
-  // tables with sparse gradients, reduced on their own when backward ends;
-  // see sparse_gradients_of); 0 when there are none.
+  // tables with sparse gradients, reduced on their own when backward ends,
+  // beside the last bucket's all-reduce; see sparse_gradients_of); 0 when
+  // there are none.
   double sparse_allreduce_seconds = 0;
   std::string allreduce_source;  // how those seconds were obtained, for the output
   // Each rank's step without communication: a `phases` section (null: the
