@@ -54,23 +54,22 @@ TEST(GradientReducer, LateCompletionCallbacksLandInTheirOwnIteration) {
   auto weight = torch::randn({4, 3}, torch::requires_grad());
   LateCallbackGroup group;
   GradientReducer reducer({table, weight}, group, 1 << 20, /*overlap=*/true);
-  const auto step = [&] {
+  const auto backward = [&] {  // the weight's bucket launches from its hook
     table.mutable_grad() = torch::Tensor();
     weight.mutable_grad() = torch::Tensor();
     const auto rows = torch::embedding(table, torch::tensor({1, 7, 7}), -1, false, /*sparse=*/true);
     rows.matmul(weight).sum().backward();
-    reducer.synchronize();
   };
   // Iteration 1 learns that the table's gradient is sparse and rebuilds the
   // buckets without it: iteration 1's callback fires after that.
-  step();
+  backward();
+  reducer.synchronize();
   group.fire(group.held());
   // Iteration 2's callback fires during iteration 3, after its bucket launched.
-  step();
+  backward();
+  reducer.synchronize();
   EXPECT_TRUE(table.grad().is_sparse());  // on its own since the rebuild
-  table.mutable_grad() = torch::Tensor();
-  weight.mutable_grad() = torch::Tensor();
-  torch::embedding(table, torch::tensor({2}), -1, false, true).matmul(weight).sum().backward();  // launches
+  backward();
   ASSERT_EQ(group.held(), 2u);
   group.fire(1);  // iteration 2's
   reducer.synchronize();

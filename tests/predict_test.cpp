@@ -100,7 +100,9 @@ TEST(DataParallelModel, SparseGradientsGoOnTheirOwnWhenBackwardEnds) {
   // sparse all-reduce (20–23 ms) are in flight together, not one after the other.
   auto late = base;
   late["gradients"]["backward_passes"][0]["ready_fraction"][1] = 1.0;
-  EXPECT_NEAR(predict_data_parallel(late, plan)["iteration_ms"]["communication_exposed"].get<double>(), 4.0, 1e-9);
+  const auto q = predict_data_parallel(late, plan);
+  EXPECT_NEAR(q["iteration_ms"]["communication_exposed"].get<double>(), 4.0, 1e-9);
+  EXPECT_NEAR(q["allreduce_busy_ms"].get<double>(), 4.0, 1e-9);  // in flight 20–24 ms, counted once
   // Ring model: 3 collectives' latency + (N−1) × entries × (8 + row bytes) / bus.
   EXPECT_NEAR(ring_sparse_allreduce_seconds(sparse, 2, 1e9, 1e-5), 3e-5 + 64 * (8 + 1000) / 1e9, 1e-12);
   // Two tables of one row shape: stacked into one collective, twice the bytes.

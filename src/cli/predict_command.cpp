@@ -115,7 +115,7 @@ int measure_in_worker(const PredictArgs& a) {
   // As each rank of the run: the stand-in computation's threads.
   if (o.value("threads", 0) > 0) at::set_num_threads(o["threads"].get<int>());
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
-  const double step_seconds = base["phases"].value("iteration_ms", 0.0) / 1e3;
+  const double step_seconds = replayable_phases(base)["iteration_ms"].get<double>() / 1e3;
   const nlohmann::json figures = measure_bucket_allreduces(*group, device, bucket_bytes_of(base, a.bucket_mb),
                                                            sparse_gradients_of(base), step_seconds);
   if (group->rank() == 0) write_json_atomically(a.calibrate_into, figures);
@@ -403,7 +403,7 @@ Command add_predict_command(CLI::App& app) {
           plan.ranks = a->nproc;
           plan.overlap = a->overlap == "on";
           plan.bucket_mb = a->bucket_mb;
-          bucket_bytes_of(base, a->bucket_mb);  // fails now, before any worker starts, without a timeline
+          replayable_phases(base);  // fails now, before any worker starts, without phases or a timeline
           nlohmann::json figures;
           if (a->bus_gbps > 0) {
             const double bus = a->bus_gbps * 1e9, latency = a->latency_us * 1e-6;

@@ -73,6 +73,11 @@ expect_exit 2 "no such file|does not exist|not found" -- predict "$WORK/none.jso
 "$TBD" run ncf "${quick[@]}" --probes time --out "$WORK/bare.json"
 expect_exit 1 "no gradient timeline.*--probes" -- predict "$WORK/bare.json" --nproc 2
 expect_exit 1 "no operator classes.*ops probe" -- predict "$WORK/bare.json" --faster gemm=2
+# A base without phase times (an older result): refused before any worker measures.
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["phases"]; json.dump(r, open(sys.argv[2], "w"))' \
+  "$WORK/dlrm.json" "$WORK/nophases.json"
+expect_exit 1 "no phase times \(an older result\)" -- predict "$WORK/nophases.json" --nproc 2 --dir "$WORK/np"
+[ ! -e "$WORK/np/allreduce-2-ranks.json" ] || fail "the all-reduce was measured for a base the prediction refuses"
 "$TBD" run ncf "${quick[@]}" --nproc 2 --out "$WORK/two.json"
 expect_exit 2 "itself a 2-rank run" -- predict "$WORK/two.json" --nproc 2 --bus-gbps 10
 "$TBD" run a3c "${quick[@]}" --batch-size 2 --out "$WORK/a3c.json"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include <torch/torch.h>
@@ -74,10 +75,9 @@ nlohmann::json sparse_allreduce_in_context(ProcessGroup& group, c10::Device devi
   auto begin = now();
   compute(100);
   const double per_gemm = since(begin) / 100;
-  auto count = torch::tensor({static_cast<float>(std::max(1.0, step_seconds / per_gemm))});
-  if (group.rank() != 0) count.zero_();
-  group.allreduce_sum(count, {})->wait();
-  const auto gemms = static_cast<int64_t>(count.item<float>());
+  std::vector<torch::Tensor> count = {torch::tensor({std::max<int64_t>(1, std::llround(step_seconds / per_gemm))})};
+  group.broadcast_from_rank0(count);
+  const int64_t gemms = count.front().item<int64_t>();
 
   // 8 blocks of each kind, each a quarter second of stand-in, 5 to 20
   // cycles (with 3 blocks dlrm's estimate ranged 4.0–6.6 ms from process to

@@ -109,18 +109,24 @@ std::vector<double> bucket_bytes_of(const nlohmann::json& base, double bucket_mb
   return sizes;
 }
 
-nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
-  if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
-  const auto& dist = base.value("distributed", nlohmann::json());
+nlohmann::json replayable_phases(const nlohmann::json& base) {
+  const auto dist = base.value("distributed", nlohmann::json());
   if (dist.is_object() && dist.value("world_size", 1) > 1)
     throw UsageError("the base result is itself a " + std::to_string(dist["world_size"].get<int>()) +
                      "-rank run: predict from a single-process result (tbd run without --nproc)");
-  const auto& phases = base.value("phases", nlohmann::json());
+  const auto phases = base.value("phases", nlohmann::json());
   if (!phases.is_object() || !phases.contains("iteration_ms"))
     throw Error("the base result has no phase times (" +
                 (phases.is_object() ? phases.value("not_available", std::string("phases missing"))
                                     : std::string("an older result")) +
                 "): the prediction replays them; run the base on the CPU with this tbd");
+  gradients_of(base);  // throws, naming the command, without a gradient timeline
+  return phases;
+}
+
+nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
+  if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
+  const nlohmann::json phases = replayable_phases(base);
   const nlohmann::json g = gradients_of(base);
   const auto shapes = gradient_shapes(base, g);
   const auto buckets = assign_gradient_buckets(shapes, static_cast<int64_t>(plan.bucket_mb * 1024 * 1024));
@@ -166,10 +172,10 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
     for (size_t k = 0; k < shapes.size(); ++k) sparse_in_pass |= shapes[k].sparse && ready[k].is_number();
     if (sparse_in_pass && plan.sparse_allreduce_seconds > 0) {
       const double start = std::max(length, last_start);
-      last_end = std::max(channel_free, start + plan.sparse_allreduce_seconds);
-      busy += plan.sparse_allreduce_seconds;
-      timeline.push_back(
-          {{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * (start + plan.sparse_allreduce_seconds)}});
+      const double end = start + plan.sparse_allreduce_seconds;
+      busy += std::max(0.0, end - std::max(start, channel_free));  // in flight beside the buckets: counted once
+      last_end = std::max(channel_free, end);
+      timeline.push_back({{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * end}});
     }
     exposed += std::max(0.0, last_end - length);
     passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});

@@ -48,6 +48,11 @@ struct DataParallelPlan {
 // times, a single-process run).
 nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan);
 
+// The base's phase times, checked to be what predict_data_parallel replays:
+// a single-process result with phase times and a gradient timeline. Throws
+// Error (UsageError for a multi-rank base) naming what is missing.
+nlohmann::json replayable_phases(const nlohmann::json& base);
+
 // The gradient bucket sizes (bytes) the plan's bucket_mb gives the base's parameters.
 std::vector<double> bucket_bytes_of(const nlohmann::json& base, double bucket_mb);
 
