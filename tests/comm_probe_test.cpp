@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tbd/dist/gradient_reducer.h"
-#include "tbd/measure/comm_probe.h"
+#include "tbd/measure/probes/comm_probe.h"
 
 namespace tbd {
 namespace {

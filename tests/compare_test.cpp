@@ -10,8 +10,8 @@
 #include "tbd/core/options.h"
 #include "tbd/report/compare.h"
 #include "tbd/report/compare_statistics.h"
-#include "tbd/report/csv_log.h"
-#include "tbd/report/mllog.h"
+#include "tbd/output/csv_log.h"
+#include "tbd/output/mllog.h"
 #include "tbd/report/result_set.h"
 #include "test_util.h"
 

@@ -17,7 +17,7 @@
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/local_launcher.h"
 #include "tbd/dist/process_group.h"
-#include "tbd/measure/comm_probe.h"
+#include "tbd/measure/probes/comm_probe.h"
 #include "tbd/nn/resnet.h"
 #include "test_util.h"
 #include "workload_steps.h"

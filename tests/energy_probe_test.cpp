@@ -8,10 +8,10 @@
 
 #include "tbd/core/options.h"
 #include "tbd/core/workload.h"
-#include "tbd/measure/energy_probe.h"
-#include "tbd/measure/gpu_probe.h"
-#include "tbd/measure/nvml.h"
-#include "tbd/measure/rapl.h"
+#include "tbd/measure/probes/energy_probe.h"
+#include "tbd/measure/probes/gpu_probe.h"
+#include "tbd/measure/machine/nvml.h"
+#include "tbd/measure/machine/rapl.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd {

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "tbd/core/options.h"
-#include "tbd/measure/flop_rules.h"
-#include "tbd/measure/flops_probe.h"
+#include "tbd/measure/ops/flop_rules.h"
+#include "tbd/measure/probes/flops_probe.h"
 #include "tbd/measure/runner.h"
 #include "test_util.h"
 

@@ -6,8 +6,8 @@
 
 #include <chrono>
 
-#include "tbd/measure/device.h"
-#include "tbd/measure/peak.h"
+#include "tbd/measure/machine/device.h"
+#include "tbd/measure/machine/peak.h"
 #include "tbd/measure/runner.h"
 #include "test_util.h"
 
@@ -20,13 +20,8 @@ namespace {
                   "run scripts/gpu-check on a GPU machine"
 
 RunOptions tiny_run(const std::string& device, Precision precision = Precision::fp32) {
-  RunOptions o;
-  o.workload = "resnet50";
-  o.scale = Scale::tiny;
-  o.batch_size = 8;
-  o.iters = 4;
-  o.warmup = 1;
-  o.quiet = true;
+  RunOptions o = testing::tiny_resnet(8, 4, 1);
+  o.repeat = RunOptions{}.repeat;  // the default five windows
   o.device = device;
   o.precision = precision;
   return o;

@@ -6,8 +6,8 @@
 #include <csignal>
 #include <filesystem>
 
-#include "tbd/measure/interrupt.h"
-#include "tbd/report/result_file.h"
+#include "tbd/core/interrupt.h"
+#include "tbd/output/result_file.h"
 
 namespace tbd {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tbd/measure/kernel_summary.h"
+#include "tbd/measure/ops/kernel_summary.h"
 
 namespace tbd {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "tbd/core/phases.h"
 #include "tbd/core/workload.h"
-#include "tbd/measure/memory_probe.h"
+#include "tbd/measure/probes/memory_probe.h"
 #include "tbd/measure/runner.h"
-#include "tbd/measure/trace_probe.h"
+#include "tbd/measure/probes/trace_probe.h"
 #include "test_util.h"
 
 #include <unistd.h>

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "tbd/core/options.h"
-#include "tbd/measure/op_classes.h"
-#include "tbd/measure/ops_probe.h"
+#include "tbd/measure/ops/op_classes.h"
+#include "tbd/measure/probes/ops_probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/nn/layer_scope.h"
 #include "test_util.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tbd/measure/peak.h"
+#include "tbd/measure/machine/peak.h"
 #include "tbd/measure/runner.h"
 #include "test_util.h"
 
@@ -77,15 +77,8 @@ TEST_F(PeakCache, UtilisationAbove100PercentSaysWhy) {
   // A measured "peak" far below what any step achieves.
   store_cached_peak(peak_machine_key(c10::kCPU, 1),
                     {{"fp32", {{"flops_per_s", 1.0}, {"dtype", "fp32"}, {"measured_utc", "2026-01-01T00:00:00Z"}}}});
-  RunOptions o;
-  o.workload = "resnet50";
-  o.scale = Scale::tiny;
-  o.batch_size = 2;
+  RunOptions o = testing::tiny_resnet(2, 1, 0);
   o.threads = 1;
-  o.iters = 1;
-  o.repeat = 1;
-  o.warmup = 0;
-  o.quiet = true;
   const auto r = testing::run_registered(o, {"flops"}).result;
   const auto& u = r["flops"]["utilization"];
   ASSERT_TRUE(u["measured"].is_number());

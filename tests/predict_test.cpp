@@ -12,7 +12,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/dist/gradient_buckets.h"
-#include "tbd/measure/gradient_probe.h"
+#include "tbd/measure/probes/gradient_probe.h"
 #include "tbd/predict/data_parallel_model.h"
 #include "tbd/predict/memory_model.h"
 #include "tbd/predict/op_speedup_model.h"

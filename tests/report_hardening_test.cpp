@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
-#include "tbd/report/csv_log.h"
+#include "tbd/output/csv_log.h"
 #include "tbd/report/report_model.h"
 #include "tbd/report/result_set.h"
 #include "test_util.h"

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
-#include "tbd/report/result_file.h"
-#include "tbd/report/summary.h"
+#include "tbd/output/result_file.h"
+#include "tbd/output/summary.h"
 #include "test_util.h"
 
 namespace tbd {

@@ -6,9 +6,9 @@
 
 #include <ATen/ATen.h>
 
-#include "tbd/measure/ceilings.h"
-#include "tbd/measure/peak.h"
-#include "tbd/measure/roofline_probe.h"
+#include "tbd/measure/machine/ceilings.h"
+#include "tbd/measure/machine/peak.h"
+#include "tbd/measure/probes/roofline_probe.h"
 #include "tbd/nn/layer_scope.h"
 
 namespace tbd {

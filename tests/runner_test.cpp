@@ -8,25 +8,15 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/workload.h"
-#include "tbd/measure/interrupt.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/measure/runner.h"
-#include "tbd/measure/timing_conditions.h"
+#include "tbd/measure/machine/timing_conditions.h"
 
 namespace tbd {
 namespace {
 using testing::error_of;
 
-RunOptions tiny_run(int iters = 3, int warmup = 1) {
-  RunOptions o;
-  o.workload = "resnet50";
-  o.scale = Scale::tiny;
-  o.batch_size = 4;
-  o.iters = iters;
-  o.warmup = warmup;
-  o.repeat = 1;
-  o.quiet = true;
-  return o;
-}
+RunOptions tiny_run(int iters = 3, int warmup = 1) { return testing::tiny_resnet(4, iters, warmup); }
 
 TEST(Runner, ResultHasTheSchemaKeysAndEveryIteration) {
   const RunOutcome out = testing::run_registered(tiny_run(3, 1), {"data", "cpu"});

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tbd/measure/statistics.h"
+#include "tbd/core/statistics.h"
 
 namespace tbd {
 namespace {

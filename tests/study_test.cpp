@@ -11,7 +11,7 @@
 
 #include "cli/run_args.h"
 #include "tbd/core/error.h"
-#include "tbd/measure/probe.h"
+#include "tbd/measure/probes/probe.h"
 #include "tbd/study/scale.h"
 #include "tbd/study/suite.h"
 #include "tbd/study/suite_presets.h"

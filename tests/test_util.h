@@ -57,6 +57,20 @@ std::string error_of(const std::function<void()>& fn) {
   return "";
 }
 
+// ResNet-50 at tiny scale, quiet, one repetition of `iters` after `warmup`:
+// the small real run many suites measure. Callers set what their test is about.
+inline RunOptions tiny_resnet(int64_t batch_size = 4, int iters = 2, int warmup = 1) {
+  RunOptions o;
+  o.workload = "resnet50";
+  o.scale = Scale::tiny;
+  o.batch_size = batch_size;
+  o.iters = iters;
+  o.warmup = warmup;
+  o.repeat = 1;
+  o.quiet = true;
+  return o;
+}
+
 // A benchmark of the registry's workload options.workload, made here as the
 // CLI makes it (the runner itself takes a Workload and knows no names).
 inline RunOutcome run_registered(const RunOptions& options, const std::vector<std::string>& probes,

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <thread>
 
-#include "tbd/measure/timing_conditions.h"
+#include "tbd/measure/machine/timing_conditions.h"
 #include "test_util.h"
 
 namespace tbd {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "tbd/core/number_text.h"
 #include "tbd/core/error.h"
 #include "tbd/report/compare.h"
 
@@ -18,15 +19,10 @@ namespace {
 // guessed at (5 would be 500%).
 double parse_threshold(const std::string& text) {
   const bool percent = !text.empty() && text.back() == '%';
-  double value = 0;
-  try {
-    size_t used = 0;
-    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
-    value = std::stod(number, &used);
-    if (used != number.size()) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
+  const auto number = real_from_text(percent ? text.substr(0, text.size() - 1) : text);
+  if (!number)
     throw UsageError("--threshold must be a share such as 0.05 or a percentage such as 5%; got '" + text + "'");
-  }
+  double value = *number;
   if (!std::isfinite(value))
     throw UsageError("--threshold must be a finite share such as 0.05 or a percentage such as 5%; got '" + text + "'");
   if (percent)

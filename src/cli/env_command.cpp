@@ -9,10 +9,10 @@
 #include "cli/commands.h"
 #include "tbd/core/error.h"
 #include "tbd/core/number_format.h"
-#include "tbd/measure/ceilings.h"
-#include "tbd/measure/device.h"
-#include "tbd/measure/environment.h"
-#include "tbd/measure/peak.h"
+#include "tbd/measure/machine/ceilings.h"
+#include "tbd/measure/machine/device.h"
+#include "tbd/measure/machine/environment.h"
+#include "tbd/measure/machine/peak.h"
 
 namespace tbd::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "tbd/report/summary.h"
+#include "tbd/output/summary.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd::cli {

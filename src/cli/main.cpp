@@ -2,6 +2,8 @@
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -9,7 +11,7 @@
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
-#include "tbd/measure/environment.h"
+#include "tbd/measure/machine/environment.h"
 
 namespace tbd::cli {
 namespace {
@@ -59,9 +61,10 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::string known;
-    for (const auto& c : commands) known += (known.empty() ? "" : ", ") + c.app->get_name();
-    std::cerr << "tbd: error: unknown command '" << argv[1] << "'; commands: " << known << " (see tbd --help)\n";
+    std::vector<std::string> known;
+    for (const auto& c : commands) known.push_back(c.app->get_name());
+    std::cerr << fmt::format("tbd: error: unknown command '{}'; commands: {} (see tbd --help)\n", argv[1],
+                             fmt::join(known, ", "));
     return 2;
   }
   try {

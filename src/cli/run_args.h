@@ -17,14 +17,15 @@ class App;
 
 namespace tbd::cli {
 
-// What CLI11 collects for `tbd run`, before validation.
+// What CLI11 collects for `tbd run`, before validation: the RunOptions
+// options as given (flag and text, in command-line order; the table in
+// core/run_option_table.h reads them), and the options that are not
+// RunOptions fields.
 struct RunArgs {
-  RunOptions options;
+  std::string workload;
+  std::vector<std::pair<std::string, std::string>> given;  // {"--iters", "8"}; a switch has ""
   bool oversubscribe = false;
-  std::string precision = "fp32", scale = "full", warmup = "5", probes;  // probes: the default list
-  std::string overlap = "on", optimizer_impl = "fused", memory_format = "auto", host_allocator = "retain";
-  std::vector<std::string> settings;
-  bool batch_size_given = false;  // set after parsing: --batch-size 0 is a mistake, its absence is not
+  std::string probes;  // the default list unless given
   TraceRequest trace;
   std::string mllog, csv;  // logs other tools read (docs/analysis.md)
 
@@ -35,7 +36,8 @@ struct RunArgs {
 // a study's own argument) on `app`, writing into `args`.
 void declare_run_options(CLI::App& app, RunArgs& args);
 
-// Turns the strings CLI11 collected into validated options (throws UsageError).
+// Reads the given options through the option table and validates them
+// (throws UsageError).
 RunOptions resolve(const RunArgs& args);
 
 // The probes of --probes, `all` expanded to every probe this build knows;

@@ -12,13 +12,13 @@
 #include "tbd/dist/dist_environment.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
-#include "tbd/measure/interrupt.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/measure/runner.h"
-#include "tbd/measure/trace_probe.h"
-#include "tbd/report/csv_log.h"
-#include "tbd/report/mllog.h"
-#include "tbd/report/result_file.h"
-#include "tbd/report/summary.h"
+#include "tbd/measure/probes/trace_probe.h"
+#include "tbd/output/csv_log.h"
+#include "tbd/output/mllog.h"
+#include "tbd/output/result_file.h"
+#include "tbd/output/summary.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd::cli {
@@ -26,7 +26,7 @@ namespace tbd::cli {
 Command add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Benchmark training of one workload");
   auto a = std::make_shared<RunArgs>();
-  cmd->add_option("workload", a->options.workload, "Workload name (see `tbd list`)")->required();
+  cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   declare_run_options(*cmd, *a);
   cmd->footer(
       "A timed window ends when both --iters and --min-time are reached; --repeat windows are timed.\n"
@@ -37,7 +37,6 @@ Command add_run_command(CLI::App& app) {
       "(RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT or SLURM_*) each process is one rank.");
 
   return {cmd, [a, cmd]() {
-            a->batch_size_given = cmd->count("--batch-size") > 0;
             const RunOptions options = resolve(*a);
             const auto probes = resolve_probes(*a);
             if (a->trace.iterations < 1) throw UsageError("--trace-iters must be at least 1");

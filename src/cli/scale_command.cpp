@@ -3,10 +3,10 @@
 // table) is tbd/study/scale.h.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/study_command.h"
 #include "cli/run_args.h"
 #include "tbd/study/scale.h"
 
@@ -41,10 +41,7 @@ Command add_scale_command(CLI::App& app) {
             request.out = a->out;
             request.oversubscribe = a->oversubscribe;
             request.program = program_args()[0];
-            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
-            const StudyOutcome scale = run_scale(request, human);
-            if (a->json) std::cout << scale.document.dump(2) << "\n";
-            return scale.exit_status;
+            return run_study(a->json, [&](std::ostream& human) { return run_scale(request, human); });
           }};
 }
 

@@ -3,10 +3,10 @@
 // (the plan, child runs, index.json, resuming) is tbd/study/suite.h.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/study_command.h"
 #include "cli/run_args.h"
 #include "tbd/study/child_run.h"
 #include "tbd/study/suite.h"
@@ -35,8 +35,7 @@ Command add_suite_command(CLI::App& app) {
                   "'resnet50:--batch-size 16' (repeatable)");
   cmd->add_flag("--force", a->force, "Redo runs the index records as completed");
   cmd->add_flag("--json", a->json, "Print the suite's index (index.json) on stdout; the summary goes to stderr");
-  cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
-  cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
+  declare_run_logs(*cmd, a->mllog, a->csv);
   cmd->allow_extras();
   cmd->footer(
       "Other options (--threads, --device, --precision, ...) are passed to every `tbd run`.\n"
@@ -59,10 +58,7 @@ Command add_suite_command(CLI::App& app) {
             request.csv = a->csv;
             request.program = program_args()[0];
             request.command = command_line(program_args());
-            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
-            const StudyOutcome suite = run_suite(request, human);
-            if (a->json) std::cout << suite.document.dump(2) << "\n";
-            return suite.exit_status;
+            return run_study(a->json, [&](std::ostream& human) { return run_suite(request, human); });
           }};
 }
 

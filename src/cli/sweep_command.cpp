@@ -3,11 +3,11 @@
 // (child runs, stop rules, sweep.json, the table) is tbd/study/sweep.h.
 #include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <memory>
 
 #include "cli/byte_size.h"
 #include "cli/commands.h"
+#include "cli/study_command.h"
 #include "cli/run_args.h"
 #include "tbd/study/child_run.h"
 #include "tbd/study/sweep.h"
@@ -37,8 +37,7 @@ Command add_sweep_command(CLI::App& app) {
                   "auto stops where the memory probe's peak exceeds this (e.g. 2G); default on CPU: 75% of RAM");
   cmd->add_option("--start", a->start, "First batch size of auto")->capture_default_str();
   cmd->add_option("--max-batch", a->max_batch, "Largest batch size auto tries")->capture_default_str();
-  cmd->add_option("--mllog", a->mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
-  cmd->add_option("--csv", a->csv, "Append one CSV row per run to this file");
+  declare_run_logs(*cmd, a->mllog, a->csv);
   cmd->allow_extras();
   cmd->footer(
       "Other options (--scale, --iters, --threads, --probes, --set ...) are passed to every `tbd run`.\n"
@@ -64,10 +63,7 @@ Command add_sweep_command(CLI::App& app) {
             request.csv = a->csv;
             request.program = program_args()[0];
             request.command = command_line(program_args());
-            std::ostream& human = a->json ? std::cerr : std::cout;  // stdout holds only the JSON then
-            const StudyOutcome sweep = run_sweep(request, human);
-            if (a->json) std::cout << sweep.document.dump(2) << "\n";
-            return sweep.exit_status;
+            return run_study(a->json, [&](std::ostream& human) { return run_sweep(request, human); });
           }};
 }
 

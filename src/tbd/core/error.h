@@ -18,4 +18,8 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+// An exception's message for a person: a LibTorch error's without the C++
+// backtrace it carries (c10::Error::what() appends one).
+std::string error_message(const std::exception& e);
+
 }  // namespace tbd

@@ -1,7 +1,6 @@
 #include "tbd/core/options.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tbd/core/error.h"
@@ -131,35 +130,6 @@ void validate(const RunOptions& o) {
     throw UsageError(
         "--precision tf32 needs a CUDA device: TF32 is a tensor-core mode of NVIDIA GPUs; "
         "use --precision fp32 or bf16 on the CPU");
-}
-
-nlohmann::json to_json(const RunOptions& o) {
-  nlohmann::json j;
-  j["device"] = o.device;
-  j["batch_size"] = o.batch_size;
-  j["precision"] = to_string(o.precision);
-  j["optimizer_impl"] = to_string(o.optimizer_impl);
-  j["memory_format"] = to_string(o.memory_format);
-  j["host_allocator"] = to_string(o.host_allocator);
-  j["threads"] = o.threads;
-  j["scale"] = to_string(o.scale);
-  j["settings"] = o.settings;
-  j["data"] = o.data_path.empty() ? nlohmann::json("synthetic") : nlohmann::json(o.data_path);
-  j["data_workers"] = o.data_workers;
-  j["warmup"] = o.warmup_auto ? nlohmann::json("auto") : nlohmann::json(o.warmup);
-  j["iters"] = o.iters;
-  j["min_time_s"] = o.min_time;
-  j["repeat"] = o.repeat;
-  j["instrument_iters"] = o.instrument_iters == 0 ? nlohmann::json("auto") : nlohmann::json(o.instrument_iters);
-  j["seed"] = o.seed;
-  if (o.data_stream_rank >= 0) j["data_stream_rank"] = o.data_stream_rank;
-  if (o.world_size > 1) {
-    j["world_size"] = o.world_size;
-    j["bucket_mb"] = o.bucket_mb;
-    j["dist_overlap"] = o.dist_overlap;
-    j["dist_timeout_s"] = o.dist_timeout_s;
-  }
-  return j;
 }
 
 uint64_t RunOptions::data_seed() const {

@@ -99,6 +99,7 @@ void validate(const RunOptions& options);
 // The most --threads accepted: 4 per CPU, at least 64.
 int max_threads();
 
+// The options as a result records them (workload.options): core/run_option_table.h.
 nlohmann::json to_json(const RunOptions& options);
 
 }  // namespace tbd

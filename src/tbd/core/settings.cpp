@@ -1,4 +1,6 @@
 #include "tbd/core/settings.h"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cmath>
@@ -6,27 +8,21 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
 
 namespace tbd {
 namespace {
 
 bool parse_integer(const std::string& s, int64_t& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') return false;
-  out = v;
-  return true;
+  const auto v = integer_from_text(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 bool parse_real(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return false;
-  out = v;
+  const auto v = real_from_text(s);
+  if (!v || !std::isfinite(*v)) return false;
+  out = *v;
   return true;
 }
 
@@ -135,10 +131,11 @@ Settings::Settings(const std::vector<SettingSpec>& specs, const std::map<std::st
     for (const auto& s : specs)
       if (s.key == key) spec = &s;
     if (!spec) {
-      std::string known;
-      for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.key;
-      throw UsageError("unknown setting '" + key + "' for " + workload +
-                       "; known settings: " + (known.empty() ? "none" : known) + " (see `tbd list " + workload + "`)");
+      std::vector<std::string> known;
+      for (const auto& s : specs) known.push_back(s.key);
+      throw UsageError(fmt::format("unknown setting '{}' for {}; known settings: {} (see `tbd list {}`)", key, workload,
+                                   known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", ")),
+                                   workload));
     }
     if (!valid(*spec, value))
       throw UsageError("bad value '" + value + "' for setting " + key + " of " + workload + ": expected " +

@@ -18,7 +18,7 @@
 
 #include "tbd/core/child_process.h"
 #include "tbd/core/error.h"
-#include "tbd/measure/interrupt.h"
+#include "tbd/core/interrupt.h"
 
 namespace tbd {
 namespace {

@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cerrno>
 #include <fstream>
 #include <thread>
@@ -59,21 +62,20 @@ std::string hostname() {
 // block on a frozen rank 0). Empty when nothing could be told.
 std::string lost_ranks(const Peers& peers, int self) {
   const std::string here = hostname();
-  std::string gone, stopped;
+  std::vector<std::string> gone, stopped;
   for (size_t r = 0; r < peers.size(); ++r) {
     if (static_cast<int>(r) == self || peers[r].host != here || peers[r].pid <= 0) continue;
     const char state = process_state(peers[r].pid);
     const bool is_gone = state == '?' || state == 'Z' || state == 'X';  // a zombie: dead, not yet reaped
     const bool is_stopped = state == 'T' || state == 't';
     if (!is_gone && !is_stopped) continue;
-    std::string& list = is_gone ? gone : stopped;
-    list += (list.empty() ? "" : ", ") + std::to_string(r) + " (pid " + std::to_string(peers[r].pid) + ")";
+    (is_gone ? gone : stopped).push_back(fmt::format("{} (pid {})", r, peers[r].pid));
   }
   std::string what;
-  if (!gone.empty()) what = "lost rank " + gone + " (its process is gone)";
+  if (!gone.empty()) what = fmt::format("lost rank {} (its process is gone)", fmt::join(gone, ", "));
   if (!stopped.empty())
-    what += (what.empty() ? "" : "; ") + std::string("rank ") + stopped +
-            " is stopped (SIGSTOP, Ctrl-Z or a debugger) and does not answer";
+    what += fmt::format("{}rank {} is stopped (SIGSTOP, Ctrl-Z or a debugger) and does not answer",
+                        what.empty() ? "" : "; ", fmt::join(stopped, ", "));
   return what;
 }
 
@@ -355,9 +357,7 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
                 "MASTER_ADDR/MASTER_PORT and that all " +
                 std::to_string(env.world_size) + " ranks were started");
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    if (auto* c = dynamic_cast<const c10::Error*>(&e)) what = c->what_without_backtrace();
-    throw Error(rank + " could not join the rendezvous at " + where + " within " + seconds + ": " + what +
+    throw Error(rank + " could not join the rendezvous at " + where + " within " + seconds + ": " + error_message(e) +
                 ". Check MASTER_ADDR/MASTER_PORT, that rank 0 is running, and that all " +
                 std::to_string(env.world_size) + " ranks were started");
   }

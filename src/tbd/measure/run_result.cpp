@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "tbd/measure/run_session.h"
-#include "tbd/measure/timing_conditions.h"
+#include "tbd/measure/machine/timing_conditions.h"
 
 namespace tbd {
 namespace {

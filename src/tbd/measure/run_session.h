@@ -19,10 +19,10 @@
 #include "tbd/core/workload.h"
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/process_group.h"
-#include "tbd/measure/device.h"
-#include "tbd/measure/probe.h"
+#include "tbd/measure/machine/device.h"
+#include "tbd/measure/probes/probe.h"
 #include "tbd/measure/runner.h"
-#include "tbd/measure/timing_conditions.h"
+#include "tbd/measure/machine/timing_conditions.h"
 
 namespace tbd {
 
@@ -41,6 +41,7 @@ struct WallClock {
 
 struct Session {
   RunOptions options;  // resolved: batch size, threads, rank and world size filled in
+  DistEnvironment dist;  // the launcher's variables (RANK, WORLD_SIZE, ...), read once
   c10::Device device{c10::kCPU};
   Workload* workload = nullptr;
   Settings settings;

@@ -19,13 +19,13 @@
 #include "tbd/core/rng.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/dist/dist_environment.h"
-#include "tbd/measure/environment.h"
-#include "tbd/measure/execution_trace.h"
-#include "tbd/measure/interrupt.h"
-#include "tbd/measure/kernel_summary.h"
+#include "tbd/measure/machine/environment.h"
+#include "tbd/measure/probes/execution_trace.h"
+#include "tbd/core/interrupt.h"
+#include "tbd/measure/ops/kernel_summary.h"
 #include "tbd/measure/run_session.h"
-#include "tbd/measure/statistics.h"
-#include "tbd/measure/trace_probe.h"
+#include "tbd/core/statistics.h"
+#include "tbd/measure/probes/trace_probe.h"
 
 namespace tbd {
 namespace {
@@ -212,7 +212,8 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.options = requested;
   const WorkloadInfo& info = s.workload->info();
   s.settings = Settings(info.settings, requested.settings, info.name);
-  const DistEnvironment dist = read_dist_environment();
+  s.dist = read_dist_environment();  // once: the launcher's variables do not change during a run
+  const DistEnvironment& dist = s.dist;
   refuse_data_parallel(info, dist.world_size);
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
@@ -233,9 +234,8 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
 
 // Step 1b: peers joined, the workload built, the Phases wired.
 void open_session(Session& s) {
-  const DistEnvironment dist = read_dist_environment();
-  if (dist.distributed())
-    s.group = ProcessGroup::connect(dist, s.device,
+  if (s.dist.distributed())
+    s.group = ProcessGroup::connect(s.dist, s.device,
                                     std::chrono::milliseconds(static_cast<int64_t>(s.options.dist_timeout_s * 1000)));
   seed_everything(s.options.seed);  // the same on every rank; data streams use options.data_seed()
   s.workload->setup(s.options, s.settings, s.device);
@@ -384,10 +384,7 @@ Profile profile_iterations(Session& s, const std::string& path, int iterations,
   } catch (const std::exception& e) {
     if (path.empty()) throw;  // only the kernel view wanted it: profile_pass decides
     // The trace is an extra: its loss must not cost the measured result.
-    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
-    p.saved = {{"file", nullptr},
-               {"requested_file", path},
-               {"error", c10_error ? c10_error->what_without_backtrace() : e.what()}};
+    p.saved = {{"file", nullptr}, {"requested_file", path}, {"error", error_message(e)}};
   }
   p.kernels = summarize_kernels(recorder.device_activities(), wall_s, iterations);
   return p;
@@ -434,10 +431,8 @@ void profile_pass(Session& s, const TraceRequest& trace) {
   } catch (const c10::OutOfMemoryError&) {
     throw;
   } catch (const std::exception& e) {
-    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
     kernels = {{"kernel_busy_share", nullptr},
-               {"not_available", std::string("the Kineto profiler failed: ") +
-                                     (c10_error ? c10_error->what_without_backtrace() : e.what())}};
+               {"not_available", std::string("the Kineto profiler failed: ") + error_message(e)}};
   }
   for (auto* p : wanting) p->on_kernel_profile(kernels);
 }

@@ -9,7 +9,7 @@
 
 #include "tbd/dist/process_group.h"
 #include "tbd/dist/sparse_allreduce.h"
-#include "tbd/measure/device.h"
+#include "tbd/measure/machine/device.h"
 #include "tbd/predict/data_parallel_model.h"
 
 namespace tbd {

@@ -1,6 +1,7 @@
 #include "tbd/predict/op_speedup_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -30,9 +31,9 @@ nlohmann::json predict_class_speedups(const nlohmann::json& base, const std::map
   nlohmann::json parts = nlohmann::json::array();
   for (const auto& [cls, k] : speedups) {
     if (!ops["by_class"].contains(cls)) {
-      std::string known;
-      for (const auto& [name, _] : ops["by_class"].items()) known += (known.empty() ? "" : ", ") + name;
-      throw UsageError("unknown operator class '" + cls + "'; the classes are " + known);
+      std::vector<std::string> known;
+      for (const auto& [name, _] : ops["by_class"].items()) known.push_back(name);
+      throw UsageError(fmt::format("unknown operator class '{}'; the classes are {}", cls, fmt::join(known, ", ")));
     }
     if (!(k > 0)) throw UsageError(fmt::format("--faster {}={}: the factor must be a positive number", cls, k));
     const double share = ops["by_class"][cls].value("share_of_self", 0.0);

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "tbd/measure/statistics.h"
+#include "tbd/core/statistics.h"
 
 namespace tbd {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "tbd/measure/statistics.h"
+#include "tbd/core/statistics.h"
 #include "tbd/report/assets.h"
 #include "tbd/report/report_model.h"
 #include "tbd/report/report_text.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "tbd/measure/statistics.h"
+#include "tbd/core/statistics.h"
 #include "tbd/report/report_model.h"
 #include "tbd/report/report_text.h"
 

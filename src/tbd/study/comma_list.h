@@ -2,6 +2,9 @@
 // (--probes, --workloads). Empty items are dropped; join_commas is the inverse.
 #pragma once
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,10 +20,6 @@ inline std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
-inline std::string join_commas(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const auto& p : parts) text += (text.empty() ? "" : ",") + p;
-  return text;
-}
+inline std::string join_commas(const std::vector<std::string>& parts) { return fmt::format("{}", fmt::join(parts, ",")); }
 
 }  // namespace tbd

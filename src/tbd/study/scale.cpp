@@ -1,3 +1,4 @@
+#include "tbd/core/number_text.h"
 #include "tbd/study/scale.h"
 
 #include <fmt/format.h>
@@ -12,9 +13,9 @@
 #include "tbd/core/number_format.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
-#include "tbd/measure/environment.h"
+#include "tbd/measure/machine/environment.h"
 #include "tbd/measure/runner.h"
-#include "tbd/report/result_file.h"
+#include "tbd/output/result_file.h"
 #include "tbd/report/result_set.h"
 #include "tbd/workloads/registry.h"
 
@@ -26,14 +27,10 @@ std::vector<int> parse_process_counts(const std::string& text) {
   std::stringstream in(text);
   std::string part;
   while (std::getline(in, part, ',')) {
-    try {
-      size_t used = 0;
-      const int n = std::stoi(part, &used);
-      if (used != part.size() || n < 1 || n > 1024) throw std::invalid_argument(part);
-      counts.push_back(n);
-    } catch (const std::exception&) {
+    const auto n = integer_from_text(part);
+    if (!n || *n < 1 || *n > 1024)
       throw UsageError("--nproc takes a comma-separated list of process counts such as 1,2,4; got '" + text + "'");
-    }
+    counts.push_back(static_cast<int>(*n));
   }
   if (counts.empty()) throw UsageError("--nproc needs at least one process count, e.g. 1,2");
   return counts;

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "tbd/core/error.h"
-#include "tbd/measure/probe.h"
+#include "tbd/measure/probes/probe.h"
 #include "tbd/study/comma_list.h"
 
 namespace tbd {

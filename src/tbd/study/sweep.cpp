@@ -1,3 +1,4 @@
+#include "tbd/core/number_text.h"
 #include "tbd/study/sweep.h"
 
 #include <fmt/format.h>
@@ -10,11 +11,11 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/number_format.h"
-#include "tbd/measure/environment.h"
-#include "tbd/measure/interrupt.h"
-#include "tbd/report/mllog.h"
-#include "tbd/report/progress.h"
-#include "tbd/report/result_file.h"
+#include "tbd/measure/machine/environment.h"
+#include "tbd/core/interrupt.h"
+#include "tbd/output/mllog.h"
+#include "tbd/output/progress.h"
+#include "tbd/output/result_file.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/comma_list.h"
 #include "tbd/study/folder_lock.h"
@@ -29,15 +30,11 @@ std::vector<long long> parse_batch_sizes(const std::string& text) {
   std::stringstream in(text);
   std::string part;
   while (std::getline(in, part, ',')) {
-    try {
-      size_t used = 0;
-      const long long b = std::stoll(part, &used);
-      if (used != part.size() || b < 1) throw std::invalid_argument(part);
-      sizes.push_back(b);
-    } catch (const std::exception&) {
+    const auto b = integer_from_text(part);
+    if (!b || *b < 1)
       throw UsageError("--batch-sizes takes 'auto' or a comma-separated list of sizes such as 1,2,4,8; got '" + text +
                        "'");
-    }
+    sizes.push_back(*b);
   }
   if (sizes.empty()) throw UsageError("--batch-sizes needs at least one batch size, or 'auto'");
   return sizes;

@@ -13,7 +13,7 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "tbd/core/clipped_step.h"
+#include "tbd/optim/clipped_step.h"
 #include "tbd/core/workload.h"
 #include "tbd/data/batch_source.h"
 

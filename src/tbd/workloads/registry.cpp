@@ -1,6 +1,9 @@
 // The table of contents of tbd's workloads, in the order `tbd list` shows.
 #include "tbd/workloads/registry.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "tbd/core/error.h"
 #include "tbd/workloads/workloads.h"
 
@@ -32,9 +35,8 @@ std::vector<std::string> workload_names() {
 std::unique_ptr<Workload> create_workload(const std::string& name) {
   for (const auto& e : workload_registry())
     if (e.name == name) return e.create();
-  std::string known;
-  for (const auto& n : workload_names()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError("unknown workload '" + name + "'; known workloads: " + known + " (see `tbd list`)");
+  throw UsageError(
+      fmt::format("unknown workload '{}'; known workloads: {} (see `tbd list`)", name, fmt::join(workload_names(), ", ")));
 }
 
 }  // namespace tbd

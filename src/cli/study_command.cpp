@@ -1,0 +1,12 @@
+#include "cli/study_command.h"
+
+#include <CLI/CLI.hpp>
+
+namespace tbd::cli {
+
+void declare_run_logs(CLI::App& cmd, std::string& mllog, std::string& csv) {
+  cmd.add_option("--mllog", mllog, "Append MLPerf-style :::MLLOG lines of every run to this file");
+  cmd.add_option("--csv", csv, "Append one CSV row per run to this file");
+}
+
+}  // namespace tbd::cli

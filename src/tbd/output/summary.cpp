@@ -1,0 +1,62 @@
+#include "tbd/output/summary.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/run_option_table.h"
+
+namespace tbd {
+
+std::string with_thousands(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+void print_summary(std::ostream& out, const nlohmann::json& r,
+                   const std::vector<std::pair<std::string, std::string>>& probe_lines) {
+  const auto& w = r.at("workload");
+  const RunOptions o = run_options_from_json(w.at("options"));
+  out << fmt::format("{} — {}\n", w.at("name").get<std::string>(), w.at("model").get<std::string>());
+  out << fmt::format("  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config", to_string(o.scale),
+                     o.batch_size, w.value("batch_unit", w.at("sample_unit").get<std::string>()),
+                     to_string(o.precision), o.device, o.threads, o.threads == 1 ? "" : "s",
+                     o.data_path.empty() ? "synthetic" : o.data_path);
+  if (!o.settings.empty()) {
+    std::vector<std::string> given;
+    for (const auto& [key, value] : o.settings) given.push_back(key + "=" + value);
+    out << fmt::format("  {:<12}{}\n", "settings", fmt::join(given, ", "));
+  }
+  // The measurement plan: what the statistics stand on.
+  const long long instrumented = r.contains("instrumented") ? r["instrumented"].value("iterations", 0LL) : 0LL;
+  const int repeat = o.repeat, iters = o.iters;
+  const double min_time = o.min_time;
+  out << fmt::format("  {:<12}{} repetition{} of {} timed iteration{}{}; analysis in {} instrumented iteration{}\n",
+                     "plan", repeat, repeat == 1 ? "" : "s", iters, iters == 1 ? "" : "s",
+                     min_time > 0 ? fmt::format(" (at least {:g} s)", min_time) : "", instrumented,
+                     instrumented == 1 ? "" : "s");
+  out << fmt::format("  {:<12}{} ({} trainable)\n", "parameters",
+                     with_thousands(r.at("model").at("parameters").get<long long>()),
+                     with_thousands(r.at("model").at("trainable_parameters").get<long long>()));
+  out << fmt::format("  {:<12}{} iteration{} ({})\n", "warm-up", r.at("warmup").at("iterations").get<long long>(),
+                     r.at("warmup").at("iterations").get<long long>() == 1 ? "" : "s",
+                     r.at("warmup").at("ended_by").get<std::string>());
+  for (const auto& [label, text] : probe_lines) out << fmt::format("  {:<12}{}\n", label, text);
+  if (r.contains("distributed") && r["distributed"].is_object()) {
+    const auto& d = r["distributed"];
+    out << fmt::format(
+        "  {:<12}{} ranks ({}), global batch {}; figures other than the first throughput "
+        "line are rank 0's\n",
+        "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
+        d["global_batch_size"].get<long long>());
+  }
+  if (r.value("partial", false)) out << "  PARTIAL: interrupted before the timed windows completed\n";
+}
+
+}  // namespace tbd

@@ -1,0 +1,343 @@
+#include "tbd/study/predict.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <ATen/Parallel.h>
+
+#include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
+#include "tbd/core/run_option_table.h"
+#include "tbd/dist/dist_environment.h"
+#include "tbd/dist/local_capacity.h"
+#include "tbd/dist/local_launcher.h"
+#include "tbd/dist/process_group.h"
+#include "tbd/measure/machine/ceilings.h"
+#include "tbd/measure/probes/probe.h"
+#include "tbd/measure/runner.h"
+#include "tbd/core/statistics.h"
+#include "tbd/predict/bucket_allreduce.h"
+#include "tbd/predict/data_parallel_model.h"
+#include "tbd/predict/memory_model.h"
+#include "tbd/predict/op_speedup_model.h"
+#include "tbd/report/prediction_text.h"
+#include "tbd/output/result_file.h"
+#include "tbd/report/result_set.h"
+#include "tbd/study/child_run.h"
+#include "tbd/study/sweep.h"
+#include "tbd/workloads/registry.h"
+
+namespace tbd {
+namespace fs = std::filesystem;
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+nlohmann::json read_base(const std::string& path) {
+  const ResultSet set = load_results(path);
+  if (set.runs.size() != 1 || !set.runs.front().origin.empty())
+    throw UsageError("tbd predict takes one result file written by `tbd run --out`; " + path + " holds " +
+                     std::to_string(set.runs.size()) + " results");
+  return set.runs.front().result;
+}
+
+// The base's configuration, read through the option table, so a copy or a
+// check runs exactly what the base ran.
+RunOptions configuration_of(const nlohmann::json& base) {
+  RunOptions options = run_options_from_json(base.at("workload").at("options"));
+  options.workload = base["workload"]["name"].get<std::string>();
+  return options;
+}
+
+// `tbd run` with the base's configuration, then `extra`.
+std::vector<std::string> run_arguments(const std::string& program, const RunOptions& options,
+                                       const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {program, "run", options.workload};
+  const auto configuration = configuration_arguments(options);
+  args.insert(args.end(), configuration.begin(), configuration.end());
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+void check_request(const PredictRequest& r) {
+  if (r.nproc == 0 && r.speedups.empty() && !r.roofline && r.memory_limit_bytes == 0)
+    throw UsageError("nothing to predict: give --nproc N, --faster CLASS=K, --roofline or --memory-limit SIZE");
+  if (r.nproc < 0 || r.nproc == 1)
+    throw UsageError("--nproc must be at least 2 (the base is the single-process run), got " + std::to_string(r.nproc));
+  if (!(r.bucket_mb > 0)) throw UsageError("--bucket-mb must be positive");
+  if (r.runs < 1) throw UsageError("--runs must be at least 1");
+  if (r.bus_gbps < 0 || r.latency_us < 0) throw UsageError("--bus-gbps and --latency-us must not be negative");
+  if (!r.out.empty()) check_output_path(r.out);
+}
+
+// The all-reduce of each bucket size among `request.nproc` local workers of
+// this command (run_predict_worker in each).
+nlohmann::json measure_allreduces_locally(const PredictRequest& request, const std::string& dir) {
+  const std::string file = (fs::path(dir) / fmt::format("allreduce-{}-ranks.json", request.nproc)).string();
+  std::vector<std::string> args = request.command;
+  args.insert(args.end(), {"--calibrate-into", file});
+  const int status = run_local_workers(args, request.nproc);
+  if (status != 0)
+    throw Error(fmt::format("measuring the all-reduce among {} local ranks failed (exit {})", request.nproc, status));
+  return read_json(file);
+}
+
+// Each rank's step when `ranks` copies of the base run at once on this host
+// (no communication), `rounds` times: the copies' mean phases, and the mean
+// over rounds of what the slowest copy adds to each iteration.
+struct CoLocated {
+  nlohmann::json phases = nlohmann::json::object();
+  double straggle_s = 0;
+  std::vector<std::string> files;
+};
+
+CoLocated measure_co_located(const std::string& program, const RunOptions& base, int ranks, int rounds,
+                             const std::string& dir) {
+  CoLocated out;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<ChildOutcome> outcomes(static_cast<size_t>(ranks));
+    std::vector<std::vector<std::string>> commands;
+    std::vector<std::string> files, logs;
+    for (int i = 0; i < ranks; ++i) {
+      const std::string name = fmt::format("co-located-{}-of-{}{}", i, ranks,
+                                           rounds > 1 ? fmt::format("-round-{}", round + 1) : std::string());
+      files.push_back((fs::path(dir) / (name + ".json")).string());
+      logs.push_back((fs::path(dir) / (name + ".log")).string());
+      // Ranks draw their data from streams seeded by rank (variable-length
+      // workloads meet different lengths at the same step): copy i draws
+      // rank i's, so iteration k of the copies sees what iteration k of the
+      // ranks will.
+      commands.push_back(run_arguments(
+          program, base,
+          {"--data-stream-rank", std::to_string(i), "--probes", "time", "--out", files.back(), "--quiet"}));
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < ranks; ++i) threads.emplace_back([&, i] { outcomes[i] = run_child(commands[i], logs[i]); });
+    for (auto& t : threads) t.join();
+    std::vector<std::vector<double>> iterations;
+    for (int i = 0; i < ranks; ++i) {
+      if (!outcomes[i].ok())
+        throw Error("a co-located copy of the base failed: " + outcomes[i].error + " (" + command_line(commands[i]) +
+                    ")");
+      const nlohmann::json r = read_json(files[i]);
+      for (const auto& [k, v] : r.at("phases").items())
+        if (v.is_number()) out.phases[k] = out.phases.value(k, 0.0) + v.get<double>() / (ranks * rounds);
+      iterations.push_back(r.at("iterations").get<std::vector<double>>());
+      out.files.push_back(files[i]);
+    }
+    out.straggle_s += aligned_straggle(iterations) / rounds;
+  }
+  return out;
+}
+
+double relative_error(double predicted, double measured) { return predicted / measured - 1; }
+
+// The predicted configuration run `runs` times (processes are the unit of
+// run-to-run noise); the error is against their mean.
+nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptions& base,
+                                   const nlohmann::json& prediction, const std::string& dir) {
+  std::vector<double> rates;
+  nlohmann::json files = nlohmann::json::array(), phases, comm, cv;
+  std::string command;
+  const int ranks = request.nproc;
+  for (int i = 0; i < request.runs; ++i) {
+    const std::string name =
+        request.runs == 1 ? fmt::format("nproc-{}", ranks) : fmt::format("nproc-{}-run-{}", ranks, i + 1);
+    const std::string file = (fs::path(dir) / (name + ".json")).string();
+    const std::string log = (fs::path(dir) / (name + ".log")).string();
+    const std::vector<std::string> args =
+        run_arguments(request.program, base,
+                      {"--nproc", std::to_string(ranks), "--bucket-mb", fmt::format("{}", request.bucket_mb),
+                       "--dist-overlap", request.overlap ? "on" : "off", "--out", file, "--quiet"});
+    const ChildOutcome run = run_child(args, log);
+    if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
+    const nlohmann::json measured = read_json(file);
+    rates.push_back(throughput_of(measured));
+    files.push_back(file);
+    command = command_line(args);
+    phases = measured.value("phases", nlohmann::json());  // the last run's, to compare term by term
+    comm = measured.value("comm", nlohmann::json());
+    cv = measured.at("throughput").value("repetition_cv", nlohmann::json());
+  }
+  const double mean = mean_of(rates);
+  const double predicted = prediction["global_samples_per_s"].get<double>();
+  return {{"command", command},
+          {"result", files.back()},
+          {"runs", files},
+          {"measured_runs_samples_per_s", rates},
+          {"measured_global_samples_per_s", mean},
+          // The last run's own noise: the CV of its repetitions (rank 0's).
+          {"measured_repetition_cv", cv},
+          {"measured_phases", phases},
+          {"measured_comm", comm},
+          {"error", relative_error(predicted, mean)},
+          {"measured_process_cv", rates.size() > 1 ? nlohmann::json(stddev_of(rates) / mean) : nlohmann::json()}};
+}
+
+// The sweep `tbd sweep --batch-sizes auto --memory-limit LIMIT` of the
+// base's configuration, run here; its table goes to DIR/sweep.log.
+nlohmann::json check_memory(const PredictRequest& request, const RunOptions& base, const nlohmann::json& prediction,
+                            const std::string& dir) {
+  RunOptions options = base;
+  options.batch_size = 0;  // the sweep's to choose
+  SweepRequest sweep;
+  sweep.workload = base.workload;
+  sweep.plan.automatic = true;
+  sweep.memory_limit_bytes = request.memory_limit_bytes;
+  sweep.run.options = options;
+  sweep.run.tokens = configuration_arguments(options);
+  sweep.run.probes = default_probes();
+  sweep.out = (fs::path(dir) / "sweep").string();
+  sweep.program = request.program;
+  std::vector<std::string> command = {request.program, "sweep", base.workload};
+  command.insert(command.end(), sweep.run.tokens.begin(), sweep.run.tokens.end());
+  command.insert(command.end(), {"--batch-sizes", "auto", "--memory-limit",
+                                 std::to_string(request.memory_limit_bytes), "--out", sweep.out});
+  sweep.command = command_line(command);
+  std::ofstream log(fs::path(dir) / "sweep.log");
+  const nlohmann::json points = run_sweep(sweep, log).document.at("points");
+  long long first_oom = 0;
+  for (const auto& p : points)
+    if (p.value("status", std::string()) == "out_of_memory") first_oom = p["batch_size"].get<long long>();
+  const std::string index = (fs::path(sweep.out) / "sweep.json").string();
+  nlohmann::json out = {{"command", sweep.command},
+                        {"sweep", index},
+                        {"measured_largest_fitting_batch", largest_fitting_batch(points)}};
+  const auto& predicted = prediction["first_out_of_memory_doubling"];
+  if (first_oom > 0 && predicted.is_number()) {
+    out["measured_first_out_of_memory_batch"] = first_oom;
+    // Doubling steps between the predicted and the measured first batch that does not fit.
+    out["doubling_steps_off"] = std::log2(static_cast<double>(predicted.get<long long>()) / first_oom);
+  } else {
+    out["measured_first_out_of_memory_batch"] = nullptr;
+    out["doubling_steps_off"] = nullptr;
+  }
+  return out;
+}
+
+nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json& base, const std::string& dir) {
+  const RunOptions options = configuration_of(base);
+  DataParallelPlan plan;
+  plan.ranks = request.nproc;
+  plan.overlap = request.overlap;
+  plan.bucket_mb = request.bucket_mb;
+  replayable_phases(base);  // fails now, before any worker starts, without phases or a timeline
+  nlohmann::json figures;
+  if (request.bus_gbps > 0) {
+    const double bus = request.bus_gbps * 1e9, latency = request.latency_us * 1e-6;
+    plan.allreduce_seconds = [bus, latency, n = request.nproc](double bytes) {
+      return ring_allreduce_seconds(bytes, n, bus, latency);
+    };
+    plan.sparse_allreduce_seconds =
+        ring_sparse_allreduce_seconds(sparse_gradients_of(base), request.nproc, bus, latency);
+    plan.allreduce_source = fmt::format(
+        "ring model, bus bandwidth {:g} GB/s, latency {:g} µs (given); "
+        "one device per rank",
+        request.bus_gbps, request.latency_us);
+  } else {
+    check_local_ranks_fit(request.nproc, options.device == "cpu");
+    fs::create_directories(dir);
+    figures = measure_allreduces_locally(request, dir);
+    std::map<double, double> measured;
+    for (const auto& m : figures["allreduce"]) measured[m["bytes"].get<double>()] = m["seconds"].get<double>();
+    plan.allreduce_seconds = [measured](double bytes) {
+      // Every bucket size was measured; a missing one must not pass for a free all-reduce.
+      const auto it = measured.find(bytes);
+      if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
+      return it->second;
+    };
+    if (figures["sparse_allreduce"].is_object())
+      plan.sparse_allreduce_seconds = figures["sparse_allreduce"]["seconds"].get<double>();
+    plan.allreduce_source = fmt::format("{} all-reduce of each bucket size measured among {} local ranks",
+                                        figures["backend"].get<std::string>(), request.nproc);
+    const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
+    plan.rank_phases = co.phases;
+    plan.straggle_s = co.straggle_s;
+    plan.rank_phases_source = fmt::format(
+        "measured: {} copies of the base running at once on this host, "
+        "without communication, {} time(s) ({})",
+        request.nproc, request.runs, fmt::join(co.files, ", "));
+    const auto bw = ceilings_for_run(c10::Device(options.device), options.threads, to_string(options.precision))
+                        .value("memory_bandwidth", nlohmann::json::object());
+    if (bw.contains("bytes_per_s") && bw["bytes_per_s"].is_number()) plan.copy_bytes_per_s = bw["bytes_per_s"];
+  }
+  nlohmann::json p = predict_data_parallel(base, plan);
+  if (!figures.is_null()) p["measured_here"] = figures;
+  if (request.check) {
+    if (request.bus_gbps > 0)
+      p["check"] = {{"not_available",
+                     "the prediction is for ranks with their own devices at the given "
+                     "bandwidth; this machine cannot run that"}};
+    else
+      p["check"] = check_data_parallel(request, options, p, dir);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::map<std::string, double> parse_speedups(const std::vector<std::string>& items) {
+  std::map<std::string, double> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    const auto k = eq == std::string::npos ? std::nullopt : real_from_text(item.substr(eq + 1));
+    if (eq == std::string::npos || eq == 0 || !k || !(*k > 0) || !std::isfinite(*k))
+      throw UsageError("--faster takes CLASS=FACTOR with a positive factor, e.g. --faster conv=2; got '" + item + "'");
+    out[item.substr(0, eq)] = *k;
+  }
+  return out;
+}
+
+int run_predict_worker(const PredictRequest& request, const std::string& into) {
+  const nlohmann::json base = read_base(request.base);
+  const RunOptions options = configuration_of(base);
+  const c10::Device device(options.device);
+  // As each rank of the run: the stand-in computation's threads.
+  if (options.threads > 0) at::set_num_threads(options.threads);
+  auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
+  const double step_seconds = replayable_phases(base)["iteration_ms"].get<double>() / 1e3;
+  const nlohmann::json figures = measure_bucket_allreduces(*group, device, bucket_bytes_of(base, request.bucket_mb),
+                                                           sparse_gradients_of(base), step_seconds);
+  if (group->rank() == 0) write_json_atomically(into, figures);
+  return 0;
+}
+
+StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
+  check_request(request);
+  const nlohmann::json base = read_base(request.base);
+  const std::string workload = base["workload"]["name"];
+  if (request.nproc > 1) check_data_parallel_supported(create_workload(workload)->info(), request.nproc);
+  const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
+  if (request.check) fs::create_directories(dir);
+
+  nlohmann::json predictions = nlohmann::json::array();
+  if (request.nproc > 1) predictions.push_back(predict_ranks(request, base, dir));
+  if (!request.speedups.empty()) {
+    nlohmann::json p = predict_class_speedups(base, request.speedups);
+    if (request.check) p["check"] = {{"not_available", "no switch makes an operator class k times faster"}};
+    predictions.push_back(p);
+  }
+  if (request.roofline) predictions.push_back(predict_at_roofline(base));
+  if (request.memory_limit_bytes > 0) {
+    nlohmann::json p = predict_memory_limit(base, request.memory_limit_bytes);
+    if (request.check) p["check"] = check_memory(request, configuration_of(base), p, dir);
+    predictions.push_back(p);
+  }
+  const nlohmann::json doc = {{"schema", kPredictionSchema},
+                              {"base", request.base},
+                              {"base_label", configuration_label(base)},
+                              {"predictions", predictions}};
+  if (!request.out.empty()) write_json_atomically(request.out, doc);
+  print_prediction(human, doc);
+  return {doc, 0};
+}
+
+}  // namespace tbd
