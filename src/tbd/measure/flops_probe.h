@@ -56,8 +56,6 @@ class FlopCounter {
 
 class FlopsProbe : public Probe {
  public:
-  std::string name() const override { return "flops"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;

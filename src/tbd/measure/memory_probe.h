@@ -51,8 +51,6 @@ class MemoryProbe : public Probe {
  public:
   MemoryProbe();
   ~MemoryProbe() override;
-  std::string name() const override { return "memory"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;

@@ -34,8 +34,6 @@ class OpsProbe : public Probe {
  public:
   explicit OpsProbe(int top_n = 10);
   ~OpsProbe() override;
-  std::string name() const override { return "ops"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;
   void on_iteration_begin(bool measured) override;

@@ -47,8 +47,6 @@ class RooflineProbe : public Probe {
  public:
   RooflineProbe();
   ~RooflineProbe() override;
-  std::string name() const override { return "roofline"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;
