@@ -16,133 +16,137 @@
 namespace tbd {
 namespace {
 
-constexpr int kForward = 0, kBackward = 1, kOutside = 3;
+constexpr std::size_t kForward = phase_index(Phase::forward), kBackward = phase_index(Phase::backward),
+                      kOutside = kOutsidePhases;
 
-TEST(FlopCounter, Conv2dCountsOnceWithOutputSize) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+// The probe's callback without a runner, counting from the start.
+struct Counter {
+  FlopsProbe probe;
+  Counter() {
+    probe.start();
+    probe.set_counting(true);
+  }
+};
+
+TEST(FlopCounting, Conv2dCountsOnceWithOutputSize) {
+  Counter counter;
   auto x = at::randn({2, 3, 17, 17});
   auto w = at::randn({8, 3, 3, 3});
   auto y = at::conv2d(x, w, {}, /*stride=*/2, /*padding=*/1);
   ASSERT_EQ(y.size(2), 9);
   // 2 · N · C_out · C_in · kh · kw · H_out · W_out
-  EXPECT_DOUBLE_EQ(counter.total_flops(), 2.0 * 2 * 8 * 3 * 3 * 3 * 9 * 9);
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops(), 2.0 * 2 * 8 * 3 * 3 * 3 * 9 * 9);
 }
 
-TEST(FlopCounter, GroupedAndTransposedConvolution) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, GroupedAndTransposedConvolution) {
+  Counter counter;
   auto x = at::randn({1, 8, 10, 10});
   at::conv2d(x, at::randn({8, 2, 3, 3}), {}, at::IntArrayRef{1}, at::IntArrayRef{0}, at::IntArrayRef{1},
              /*groups=*/4);  // out 8×8
   const double grouped = 2.0 * 8 * 2 * 3 * 3 * 8 * 8;
-  EXPECT_DOUBLE_EQ(counter.total_flops(), grouped);
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops(), grouped);
   at::conv_transpose2d(x, at::randn({8, 4, 2, 2}), {}, 2);  // each input pixel → 2×2 window
-  EXPECT_DOUBLE_EQ(counter.total_flops() - grouped, 2.0 * 8 * 4 * 2 * 2 * 10 * 10);
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops() - grouped, 2.0 * 8 * 4 * 2 * 2 * 10 * 10);
 }
 
-TEST(FlopCounter, LinearAndMatmulCountOnce) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, LinearAndMatmulCountOnce) {
+  Counter counter;
   at::linear(at::randn({4, 5, 16}), at::randn({32, 16}), at::randn({32}));  // → addmm or matmul → mm
-  EXPECT_DOUBLE_EQ(counter.total_flops(), 2.0 * 4 * 5 * 16 * 32);
-  const double before = counter.total_flops();
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops(), 2.0 * 4 * 5 * 16 * 32);
+  const double before = counter.probe.total_flops();
   at::matmul(at::randn({3, 1, 4, 6}), at::randn({5, 6, 7}));  // broadcast batch 3×5
-  EXPECT_DOUBLE_EQ(counter.total_flops() - before, 2.0 * 15 * 4 * 6 * 7);
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops() - before, 2.0 * 15 * 4 * 6 * 7);
 }
 
-TEST(FlopCounter, NothingCountedWhileNotCounting) {
-  FlopCounter counter;
+TEST(FlopCounting, NothingCountedWhileNotCounting) {
+  FlopsProbe probe;
+  probe.start();
   at::mm(at::randn({8, 8}), at::randn({8, 8}));
-  EXPECT_EQ(counter.total_flops(), 0);
+  EXPECT_EQ(probe.total_flops(), 0);
 }
 
-TEST(FlopCounter, ConvolutionBackwardOnlyForRequestedGradients) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, ConvolutionBackwardOnlyForRequestedGradients) {
+  Counter counter;
   auto w = torch::randn({4, 3, 3, 3}, torch::requires_grad());
   auto x = torch::randn({2, 3, 8, 8});  // no grad: only grad-weight is computed
-  counter.tally().phase = kForward;
+  counter.probe.on_phase_begin(Phase::forward);
   auto y = torch::conv2d(x, w, {}, 1, 1);
   const double fwd = 2.0 * 2 * 4 * 3 * 3 * 3 * 8 * 8;
-  EXPECT_DOUBLE_EQ(counter.flops(kForward), fwd);
-  counter.tally().phase = kBackward;
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kForward), fwd);
+  counter.probe.on_phase_begin(Phase::backward);
   y.sum().backward();
-  EXPECT_DOUBLE_EQ(counter.flops(kBackward), fwd);
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kBackward), fwd);
 
   auto x2 = torch::randn({2, 3, 8, 8}, torch::requires_grad());
-  counter.tally().phase = kForward;
+  counter.probe.on_phase_begin(Phase::forward);
   auto y2 = torch::conv2d(x2, w, {}, 1, 1);
-  counter.tally().phase = kBackward;
+  counter.probe.on_phase_begin(Phase::backward);
   y2.sum().backward();  // grad-input and grad-weight
-  EXPECT_DOUBLE_EQ(counter.flops(kForward), 2 * fwd);
-  EXPECT_DOUBLE_EQ(counter.flops(kBackward), fwd + 2 * fwd);
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kForward), 2 * fwd);
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kBackward), fwd + 2 * fwd);
 }
 
-TEST(FlopCounter, AttentionForwardAndBackward) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, AttentionForwardAndBackward) {
+  Counter counter;
   const int64_t b = 2, h = 3, l = 5, s = 7, e = 8, ev = 4;
   auto q = torch::randn({b, h, l, e}, torch::requires_grad());
   auto k = torch::randn({b, h, s, e}, torch::requires_grad());
   auto v = torch::randn({b, h, s, ev}, torch::requires_grad());
-  counter.tally().phase = kForward;
+  counter.probe.on_phase_begin(Phase::forward);
   auto o = at::scaled_dot_product_attention(q, k, v);
-  EXPECT_DOUBLE_EQ(counter.flops(kForward), 2.0 * b * h * l * s * (e + ev));
-  counter.tally().phase = kBackward;
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kForward), 2.0 * b * h * l * s * (e + ev));
+  counter.probe.on_phase_begin(Phase::backward);
   o.sum().backward();
   // A fused backward kernel recomputes the scores: 2·B·H·L·S·(3E + 2Ev)
   // (FlopCounterMode's rule); the math fallback runs four bmm: 4·B·H·L·S·(E + Ev).
   const double fused = 2.0 * b * h * l * s * (3 * e + 2 * ev), math = 4.0 * b * h * l * s * (e + ev);
-  const double got = counter.flops(kBackward);
+  const double got = counter.probe.flops(kBackward);
   EXPECT_TRUE(got == fused || got == math) << got;
 }
 
-TEST(FlopCounter, LstmCountsMatrixProductsOnce) {
+TEST(FlopCounting, LstmCountsMatrixProductsOnce) {
   const int64_t t = 6, batch = 3, in = 10, hidden = 16;
   torch::nn::LSTM lstm(torch::nn::LSTMOptions(in, hidden).num_layers(2));
   double weights = 0;
   for (const auto& p : lstm->parameters())
     if (p.dim() == 2) weights += static_cast<double>(p.numel());
-  FlopCounter counter;
-  counter.tally().counting = true;
-  counter.tally().phase = kForward;
+  Counter counter;
+  counter.probe.on_phase_begin(Phase::forward);
   auto out = std::get<0>(lstm->forward(torch::randn({t, batch, in})));
-  EXPECT_DOUBLE_EQ(counter.flops(kForward), 2.0 * t * batch * weights);
-  counter.tally().phase = kBackward;
+  EXPECT_DOUBLE_EQ(counter.probe.flops(kForward), 2.0 * t * batch * weights);
+  counter.probe.on_phase_begin(Phase::backward);
   out.sum().backward();
   // Grad-input and grad-weight of every product, whichever kernel ran (the
   // first layer's input needs no gradient, but the recurrence does).
-  EXPECT_GT(counter.flops(kBackward), 1.4 * counter.flops(kForward));
-  EXPECT_LE(counter.flops(kBackward), 2.0 * counter.flops(kForward));
+  EXPECT_GT(counter.probe.flops(kBackward), 1.4 * counter.probe.flops(kForward));
+  EXPECT_LE(counter.probe.flops(kBackward), 2.0 * counter.probe.flops(kForward));
 }
 
-TEST(FlopCounter, EmbeddingBagCountsBytesNotFlops) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, EmbeddingBagCountsBytesNotFlops) {
+  Counter counter;
   auto table = at::randn({100, 16});
   auto indices = at::randint(100, {12}, at::kLong);
   auto offsets = at::arange(0, 12, 3, at::kLong);
   at::embedding_bag(table, indices, offsets);
-  EXPECT_EQ(counter.total_flops(), 0);
-  EXPECT_DOUBLE_EQ(counter.tally().bytes[kOutside].load(), 12.0 * 16 * 4);
+  EXPECT_EQ(counter.probe.total_flops(), 0);
+  EXPECT_DOUBLE_EQ(counter.probe.bytes(kOutside), 12.0 * 16 * 4);
 }
 
-TEST(FlopCounter, ThreadSafeAcrossThreads) {
-  FlopCounter counter;
-  counter.tally().counting = true;
+TEST(FlopCounting, ThreadSafeAcrossThreads) {
+  Counter counter;
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i)
     threads.emplace_back([] {
       for (int r = 0; r < 50; ++r) at::mm(at::randn({4, 5}), at::randn({5, 6}));
     });
   for (auto& th : threads) th.join();
-  EXPECT_DOUBLE_EQ(counter.total_flops(), 4 * 50 * 2.0 * 4 * 5 * 6);
+  EXPECT_DOUBLE_EQ(counter.probe.total_flops(), 4 * 50 * 2.0 * 4 * 5 * 6);
 }
 
-TEST(FlopCounter, OnlyOneAtATime) {
-  FlopCounter counter;
-  EXPECT_THROW(FlopCounter second, std::exception);
+TEST(FlopCounting, OnlyOneAtATime) {
+  FlopsProbe first, second;
+  first.start();
+  EXPECT_THROW(second.start(), std::exception);
 }
 
 nlohmann::json run_resnet(Scale scale, int64_t batch) {

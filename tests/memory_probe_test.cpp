@@ -5,6 +5,7 @@
 #include "tbd/core/phases.h"
 #include "tbd/core/workload.h"
 #include "tbd/measure/probes/memory_probe.h"
+#include "tbd/measure/probes/memory_tracker.h"
 #include "tbd/measure/runner.h"
 #include "tbd/measure/probes/trace_probe.h"
 #include "test_util.h"
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 namespace tbd {
 namespace {
@@ -41,18 +43,18 @@ MlpRun run_mlp() {
   std::vector<at::Tensor> params = l1->parameters();
   for (auto& p : l2->parameters()) params.push_back(p);
   torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.01).momentum(0.9));
-  MemoryProbe probe;
-  probe.set_optimizer_state_source([&sgd] {
+  MemoryProbe probe([&] {
     ParameterSet s;
+    s.weights = params;
     s.add(sgd);
-    return s.optimizer_state;
+    return s;
   });
   Phases phases(c10::kCPU, c10::kFloat, {&probe});
   Batch batch;
   batch.inputs = {torch::randn({B, IN})};
   batch.targets = {torch::randn({B, OUT})};
   batch.samples = B;
-  probe.start(params, {}, {}, c10::kCPU);
+  probe.on_window_begin(0);  // tracking starts with the weights (SGD has no momentum yet)
   int64_t loss_storage = 0;
   for (int i = 0; i < 2; ++i) {
     probe.on_iteration_begin(true);
@@ -66,15 +68,15 @@ MlpRun run_mlp() {
     probe.on_iteration_end({});
     loss_storage = static_cast<int64_t>(loss.storage().nbytes());
   }
-  probe.stop();
+  probe.on_window_end(0);
   MlpRun r;
-  for (const auto& p : probe.timeline())
+  for (const auto& p : probe.tracker().timeline())
     if (p.iteration == 2 && p.event != "peak") r.points.push_back(p);
   r.param_bytes = bytes_of(params);
   r.input_bytes = bytes_of({batch.inputs[0], batch.targets[0]});
-  r.peak = probe.peak_bytes();
+  r.peak = probe.tracker().peak();
   r.loss_storage_bytes = loss_storage;
-  r.peak_breakdown = probe.peak_breakdown();
+  r.peak_breakdown = probe.tracker().peak_breakdown();
   return r;
 }
 
@@ -82,6 +84,36 @@ const MemoryPoint& point(const MlpRun& r, const std::string& event) {
   for (const auto& p : r.points)
     if (p.event == event) return p;
   throw std::runtime_error("no timeline point " + event);
+}
+
+// The tracker alone, told of blocks by hand: a block freed inside forward
+// is workspace, one that outlives forward a feature map, and the peak
+// breakdown is the live set at the maximum, categorised once known.
+TEST(MemoryTracker, CategoriesFollowThePhaseThatAllocatedAndTheBlocksFate) {
+  MemoryTracker t;
+  char a = 0, b = 0, c = 0;  // their addresses stand for blocks
+  t.set_measuring(true);
+  t.phase_begin(Phase::forward);
+  t.report(&a, 100);
+  t.report(&b, 50);
+  t.report(&b, -50);  // freed inside forward
+  t.phase_end(Phase::forward);
+  t.point_after_phase(Phase::forward);
+  t.phase_begin(Phase::backward);
+  t.report(&c, 30);
+  t.phase_end(Phase::backward);
+  t.set_measuring(false);
+  EXPECT_EQ(t.peak(), 150);
+  const MemoryBreakdown at_peak = t.peak_breakdown();
+  EXPECT_EQ(at_peak[static_cast<int>(MemoryCategory::feature_maps)], 100);
+  EXPECT_EQ(at_peak[static_cast<int>(MemoryCategory::workspace)], 50);
+  EXPECT_EQ(t.phase_peaks()[phase_index(Phase::forward)], 150);
+  EXPECT_EQ(t.phase_peaks()[phase_index(Phase::backward)], 130);
+  std::map<std::string, MemoryPoint> points;
+  for (const auto& p : t.timeline()) points[p.event] = p;
+  ASSERT_TRUE(points.count("forward_end") && points.count("backward_begin") && points.count("peak"));
+  EXPECT_EQ(at_category(points["forward_end"], MemoryCategory::feature_maps), 100);
+  EXPECT_EQ(at_category(points["forward_end"], MemoryCategory::workspace), 0);
 }
 
 TEST(MemoryProbe, MlpWeightsGradientsAndMomentumEqualParameterBytes) {
@@ -143,11 +175,11 @@ TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
 }
 
 TEST(MemoryProbe, LeavesTheProfilerStateAsItFoundIt) {
-  MemoryProbe probe;
-  probe.start({}, {}, {}, c10::kCPU);
+  MemoryProbe probe([] { return ParameterSet{}; });
+  probe.on_window_begin(0);
   // Installed, it reports no profiler as running ...
   EXPECT_FALSE(torch::profiler::impl::profilerEnabled());
-  probe.stop();
+  probe.on_window_end(0);
   // ... and once stopped, Kineto starts and stops normally on this thread.
   const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto_" + std::to_string(getpid()) + ".json");
   TraceRecorder recorder(file.string(), c10::kCPU);
@@ -162,13 +194,13 @@ TEST(MemoryProbe, NotAvailableWhenAnotherProfilerHoldsTheState) {
   const auto file = std::filesystem::temp_directory_path() / ("tbd_mem_kineto2_" + std::to_string(getpid()) + ".json");
   TraceRecorder recorder(file.string(), c10::kCPU);
   recorder.start();
-  MemoryProbe probe;
-  probe.start({}, {}, {}, c10::kCPU);  // steps aside instead of displacing Kineto
+  MemoryProbe probe([] { return ParameterSet{}; });
+  probe.on_window_begin(0);  // steps aside instead of displacing Kineto
   nlohmann::json result;
   probe.contribute(result);
   EXPECT_TRUE(result["memory"]["peak_bytes"].is_null());
   EXPECT_NE(result["memory"]["not_available"].get<std::string>().find("another profiler"), std::string::npos);
-  probe.stop();
+  probe.on_window_end(0);
   EXPECT_NO_THROW(recorder.stop_and_save());
   std::filesystem::remove(file);
 }

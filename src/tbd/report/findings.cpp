@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tbd/measure/ops/op_observer.h"
+#include "tbd/measure/probes/op_observer.h"
 #include "tbd/report/report_text.h"
 
 namespace tbd {

@@ -36,7 +36,7 @@ namespace tbd {
 namespace fs = std::filesystem;
 namespace {
 
-nlohmann::json read_json(const std::string& path) {
+nlohmann::json read_json_document(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
 }
@@ -87,7 +87,7 @@ nlohmann::json measure_allreduces_locally(const PredictRequest& request, const s
   const int status = run_local_workers(args, request.nproc);
   if (status != 0)
     throw Error(fmt::format("measuring the all-reduce among {} local ranks failed (exit {})", request.nproc, status));
-  return read_json(file);
+  return read_json_document(file);
 }
 
 // Each rank's step when `ranks` copies of the base run at once on this host
@@ -127,7 +127,7 @@ CoLocated measure_co_located(const std::string& program, const RunOptions& base,
       if (!outcomes[i].ok())
         throw Error("a co-located copy of the base failed: " + outcomes[i].error + " (" + command_line(commands[i]) +
                     ")");
-      const nlohmann::json r = read_json(files[i]);
+      const nlohmann::json r = read_json_document(files[i]);
       for (const auto& [k, v] : r.at("phases").items())
         if (v.is_number()) out.phases[k] = out.phases.value(k, 0.0) + v.get<double>() / (ranks * rounds);
       iterations.push_back(r.at("iterations").get<std::vector<double>>());
@@ -159,7 +159,7 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
                        "--dist-overlap", request.overlap ? "on" : "off", "--out", file, "--quiet"});
     const ChildOutcome run = run_child(args, log);
     if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
-    const nlohmann::json measured = read_json(file);
+    const nlohmann::json measured = read_json_document(file);
     rates.push_back(throughput_of(measured));
     files.push_back(file);
     command = command_line(args);

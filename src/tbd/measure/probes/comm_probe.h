@@ -23,7 +23,6 @@ CommFigures analyse_synchronisation(const CommIteration& it);
 
 class CommProbe : public Probe {
  public:
-  std::string name() const override { return "comm"; }
   void on_run_start(const RunContext& ctx) override;
   void on_iteration_end(const IterationRecord& r) override;
   void contribute(nlohmann::json& result) const override;

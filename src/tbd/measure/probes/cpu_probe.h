@@ -8,7 +8,6 @@ namespace tbd {
 
 class CpuProbe : public Probe {
  public:
-  std::string name() const override { return "cpu"; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;

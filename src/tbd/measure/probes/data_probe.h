@@ -9,7 +9,6 @@ namespace tbd {
 
 class DataProbe : public Probe {
  public:
-  std::string name() const override { return "data"; }
   void on_iteration_end(const IterationRecord& r) override;
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;

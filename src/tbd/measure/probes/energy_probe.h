@@ -18,7 +18,6 @@ class EnergyProbe : public Probe {
   // Empty arguments: the defaults ($TBD_POWERCAP_DIR or /sys/class/powercap;
   // libnvidia-ml.so.1). Tests point them at fakes.
   explicit EnergyProbe(std::string powercap_root = "", std::string nvml_library = "libnvidia-ml.so.1");
-  std::string name() const override { return "energy"; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_iteration_end(const IterationRecord& r) override;

@@ -20,7 +20,6 @@ class GpuProbe : public Probe {
  public:
   explicit GpuProbe(std::string nvml_library = "libnvidia-ml.so.1", double period_s = 0.1);
   ~GpuProbe() override;
-  std::string name() const override { return "gpu"; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;

@@ -17,8 +17,6 @@ namespace tbd {
 
 class GradientProbe : public Probe {
  public:
-  std::string name() const override { return "gradients"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;

@@ -7,264 +7,11 @@
 #include <torch/csrc/profiler/orchestration/observer.h>
 
 #include <algorithm>
-#include <chrono>
-#include <mutex>
-#include <optional>
-#include <unordered_map>
 
 #include "tbd/core/number_format.h"
 #include "tbd/core/workload.h"
 
 namespace tbd {
-
-const char* to_string(MemoryCategory c) {
-  switch (c) {
-    case MemoryCategory::weights: return "weights";
-    case MemoryCategory::weight_gradients: return "weight_gradients";
-    case MemoryCategory::optimizer_state: return "optimizer_state";
-    case MemoryCategory::inputs: return "inputs";
-    case MemoryCategory::feature_maps: return "feature_maps";
-    case MemoryCategory::workspace: return "workspace";
-    case MemoryCategory::dynamic: return "dynamic";
-    case MemoryCategory::other: return "other";
-  }
-  return "?";
-}
-
-namespace {
-
-enum class Fate { pending, survived, freed_inside };  // relative to the phase that allocated it
-
-struct Block {
-  uint64_t id = 0;
-  int64_t bytes = 0;
-  std::optional<Phase> phase;  // the phase that allocated it; none: outside every phase
-  Fate fate = Fate::pending;
-  int kind = -1;          // a MemoryCategory from the workload's state, or -1
-  bool external = false;  // allocated before tracking began (or unseen): never reported freed
-};
-
-MemoryCategory category_of(const Block& b) {
-  if (b.kind >= 0) return static_cast<MemoryCategory>(b.kind);
-  if (b.phase == Phase::forward)
-    return b.fate == Fate::freed_inside ? MemoryCategory::workspace : MemoryCategory::feature_maps;
-  if (b.phase == Phase::backward) return MemoryCategory::dynamic;
-  return MemoryCategory::other;
-}
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-}  // namespace
-
-// The bookkeeping: every live block, the current phase, the peak and the
-// blocks live at the peak (whose category may only be known later, when the
-// phase that allocated them ends). All members are guarded by `mutex`.
-class MemoryTracker {
- public:
-  void report(void* ptr, int64_t size) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (size > 0) {
-      if (live_.count(ptr)) {  // an address reused after an unreported free
-        flush_peak();
-        remove(ptr);
-      }
-      Block b;
-      b.id = next_id_++;
-      b.bytes = size;
-      b.phase = phase_;
-      live_[ptr] = b;
-      live_bytes_ += size;
-      check_peak();
-    } else {
-      auto it = live_.find(ptr);
-      if (it == live_.end()) return;
-      flush_peak();
-      Block& b = it->second;
-      if (b.phase == phase_ && b.fate == Fate::pending) {
-        b.fate = Fate::freed_inside;
-        update_peak_copy(b);
-      }
-      remove(ptr);
-    }
-  }
-
-  // Marks tensors' storages as `kind`; storages not seen allocated are added
-  // as external blocks (allocated before tracking began).
-  void mark(const std::vector<at::Tensor>& tensors, MemoryCategory kind, std::vector<void*>* externals = nullptr) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& t : tensors) {
-      if (!t.defined() || !t.has_storage()) continue;
-      void* ptr = t.storage().data_ptr().get();
-      if (!ptr) continue;
-      auto it = live_.find(ptr);
-      if (it == live_.end()) {
-        Block b;
-        b.id = next_id_++;
-        b.bytes = static_cast<int64_t>(t.storage().nbytes());
-        b.phase.reset();
-        b.fate = Fate::survived;
-        b.external = true;
-        b.kind = static_cast<int>(kind);
-        live_[ptr] = b;
-        live_bytes_ += b.bytes;
-        check_peak();
-        if (externals) externals->push_back(ptr);
-        continue;
-      }
-      flush_peak();
-      it->second.kind = static_cast<int>(kind);
-      update_peak_copy(it->second);
-    }
-  }
-
-  void drop_externals(std::vector<void*>& externals) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    for (void* p : externals) {
-      auto it = live_.find(p);
-      if (it != live_.end() && it->second.external) remove(p);
-    }
-    externals.clear();
-  }
-
-  void phase_begin(Phase p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    phase_ = p;
-    if (measuring_) point(std::string(to_string(p)) + "_begin");
-  }
-
-  // Blocks of the ending phase that are still alive outlived it.
-  void phase_end(Phase p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    for (auto& [ptr, b] : live_) {
-      if (b.phase == p && b.fate == Fate::pending) {
-        b.fate = Fate::survived;
-        update_peak_copy(b);
-      }
-    }
-    phase_.reset();
-  }
-
-  void point_after_phase(Phase p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    if (measuring_) point(std::string(to_string(p)) + "_end");
-  }
-
-  void set_measuring(bool on) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    if (on && t0_ == 0) t0_ = now_s();
-    if (on) ++iteration_;
-    measuring_ = on;
-  }
-
-  int64_t peak() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return std::max<int64_t>(peak_, 0);
-  }
-  MemoryBreakdown peak_breakdown() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    MemoryBreakdown out{};
-    for (const auto& b : peak_blocks_) out[static_cast<int>(category_of(b))] += b.bytes;
-    return out;
-  }
-  std::vector<MemoryPoint> timeline() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    flush_peak();
-    std::vector<MemoryPoint> out = timeline_;
-    if (peak_ >= 0) {
-      MemoryPoint p;
-      p.event = "peak";
-      p.t_s = peak_t_;
-      p.iteration = peak_iteration_;
-      for (const auto& b : peak_blocks_) p.bytes[static_cast<int>(category_of(b))] += b.bytes;
-      out.insert(std::upper_bound(out.begin(), out.end(), p,
-                                  [](const MemoryPoint& a, const MemoryPoint& b) { return a.t_s < b.t_s; }),
-                 p);
-    }
-    return out;
-  }
-  std::array<int64_t, kPhaseCount> phase_peaks() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return phase_peaks_;
-  }
-
- private:
-  void remove(void* ptr) {
-    auto it = live_.find(ptr);
-    if (it == live_.end()) return;
-    live_bytes_ -= it->second.bytes;
-    live_.erase(it);
-  }
-
-  // A new maximum of live bytes. Copying the live set at every allocation
-  // that raises it would cost O(live blocks) per allocation while memory
-  // grows, so the copy is deferred to the next event that changes the live
-  // set or a category (a free, a phase boundary, a mark): until then the live
-  // set is still the one at the maximum, as allocations only raise it further.
-  void check_peak() {
-    if (!measuring_) return;
-    if (phase_) phase_peaks_[phase_index(*phase_)] = std::max(phase_peaks_[phase_index(*phase_)], live_bytes_);
-    if (live_bytes_ > peak_) {
-      peak_ = live_bytes_;
-      peak_t_ = now_s() - t0_;
-      peak_iteration_ = iteration_;
-      peak_pending_ = true;
-    }
-  }
-
-  void flush_peak() {
-    if (peak_pending_) take_peak();
-  }
-
-  // The live set at the peak; categories are resolved from these copies
-  // later, as phases end and state tensors are recognised.
-  void take_peak() {
-    peak_pending_ = false;
-    peak_blocks_.clear();
-    peak_index_.clear();
-    peak_blocks_.reserve(live_.size());
-    for (const auto& [ptr, b] : live_) {
-      peak_index_[b.id] = peak_blocks_.size();
-      peak_blocks_.push_back(b);
-    }
-  }
-
-  void update_peak_copy(const Block& b) {
-    auto it = peak_index_.find(b.id);
-    if (it != peak_index_.end()) peak_blocks_[it->second] = b;
-  }
-
-  void point(const std::string& event) {
-    MemoryPoint p;
-    p.t_s = now_s() - t0_;
-    p.iteration = iteration_;
-    p.event = event;
-    for (const auto& [ptr, b] : live_) p.bytes[static_cast<int>(category_of(b))] += b.bytes;
-    timeline_.push_back(std::move(p));
-  }
-
-  mutable std::mutex mutex_;
-  std::unordered_map<void*, Block> live_;
-  int64_t live_bytes_ = 0;
-  uint64_t next_id_ = 1;
-  std::optional<Phase> phase_;
-  bool measuring_ = false;
-  double t0_ = 0;
-  int64_t iteration_ = 0;
-  int64_t peak_ = -1;
-  bool peak_pending_ = false;
-  double peak_t_ = 0;
-  int64_t peak_iteration_ = 0;
-  std::vector<Block> peak_blocks_;
-  std::unordered_map<uint64_t, size_t> peak_index_;
-  std::array<int64_t, kPhaseCount> phase_peaks_{};  // by phase_index()
-  std::vector<MemoryPoint> timeline_;
-};
 
 namespace {
 
@@ -330,21 +77,22 @@ nlohmann::json allocator_statistics(c10::Device device) {
 }  // namespace
 
 MemoryProbe::MemoryProbe() : tracker_(std::make_shared<MemoryTracker>()) {}
+MemoryProbe::MemoryProbe(StateSource state, c10::Device device)
+    : tracker_(std::make_shared<MemoryTracker>()), state_(std::move(state)), device_obj_(device) {}
 MemoryProbe::~MemoryProbe() { stop(); }
 
-void MemoryProbe::start(const std::vector<at::Tensor>& weights, const std::vector<at::Tensor>& buffers,
-                        const std::vector<at::Tensor>& optimizer_state, c10::Device device) {
-  device_ = device.str();
+void MemoryProbe::start(const ParameterSet& state) {
+  device_ = device_obj_.str();
   if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) != nullptr) {
     not_available_ = "another profiler holds this thread's profiler state; memory was not tracked";
     return;
   }
-  weights_ = weights;
-  optimizer_state_ = optimizer_state;
-  tracker_->mark(weights, MemoryCategory::weights);
-  tracker_->mark(buffers, MemoryCategory::other);
-  tracker_->mark(optimizer_state, MemoryCategory::optimizer_state);
-  auto reporter = std::make_shared<Reporter>(tracker_, device);
+  weights_ = state.weights;
+  optimizer_state_ = state.optimizer_state;
+  tracker_->mark(state.weights, MemoryCategory::weights);
+  tracker_->mark(state.buffers, MemoryCategory::other);
+  tracker_->mark(state.optimizer_state, MemoryCategory::optimizer_state);
+  auto reporter = std::make_shared<Reporter>(tracker_, device_obj_);
   c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, reporter);
   reporter_ = reporter;
   installed_ = true;
@@ -357,15 +105,10 @@ void MemoryProbe::stop() {
   reporter_.reset();
 }
 
-void MemoryProbe::set_optimizer_state_source(std::function<std::vector<at::Tensor>()> source) {
-  optimizer_state_source_ = std::move(source);
-}
-
 void MemoryProbe::on_run_start(const RunContext& ctx) {
-  workload_ = &ctx.workload;
   device_obj_ = ctx.device;
-  Workload* workload = workload_;
-  optimizer_state_source_ = [workload] { return workload->state().optimizer_state; };
+  Workload* workload = &ctx.workload;
+  state_ = [workload] { return workload->state(); };
 }
 
 // The reporter holds the thread's profiler state only during the
@@ -375,9 +118,8 @@ void MemoryProbe::on_run_start(const RunContext& ctx) {
 void MemoryProbe::on_window_begin(int repetition) {
   if (repetition == 0 && device_obj_.is_cuda())
     c10::getDeviceAllocator(device_obj_.type())->resetPeakStats(device_obj_.index());
-  if (!workload_ || !not_available_.empty()) return;
-  const ParameterSet s = workload_->state();
-  start(s.weights, s.buffers, s.optimizer_state, device_obj_);
+  if (!state_ || !not_available_.empty()) return;
+  start(state_());
 }
 
 void MemoryProbe::on_window_end(int) {
@@ -407,18 +149,13 @@ void MemoryProbe::on_phase_end(Phase p) {
   if (p == Phase::backward) tracker_->mark(gradients_of(weights_), MemoryCategory::weight_gradients);
   if (p == Phase::optimizer) {
     // Optimizers create their state lazily, at the first step.
-    if (optimizer_state_source_) optimizer_state_ = optimizer_state_source_();
+    if (state_) optimizer_state_ = state_().optimizer_state;
     tracker_->mark(optimizer_state_, MemoryCategory::optimizer_state);
   }
   tracker_->point_after_phase(p);
 }
 
 void MemoryProbe::on_run_end(const RunContext&) { stop(); }
-
-int64_t MemoryProbe::peak_bytes() const { return tracker_->peak(); }
-MemoryBreakdown MemoryProbe::peak_breakdown() const { return tracker_->peak_breakdown(); }
-std::vector<MemoryPoint> MemoryProbe::timeline() const { return tracker_->timeline(); }
-std::array<int64_t, kPhaseCount> MemoryProbe::phase_peaks() const { return tracker_->phase_peaks(); }
 
 void MemoryProbe::contribute(nlohmann::json& result) const {
   nlohmann::json m;

@@ -7,11 +7,9 @@
 // other profiler) still starts on top of it and sees no profiler running.
 // Blocks are attributed to categories from the workload's state (weights,
 // gradients, optimizer state, the batch) and from the phase that allocated
-// them and whether they outlived it.
+// them and whether they outlived it; memory_tracker.h keeps those books.
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,40 +17,27 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "tbd/core/parameter_set.h"
+#include "tbd/measure/probes/memory_tracker.h"
 #include "tbd/measure/probes/probe.h"
 
 namespace tbd {
 
-enum class MemoryCategory {
-  weights,
-  weight_gradients,
-  optimizer_state,
-  inputs,
-  feature_maps,
-  workspace,
-  dynamic,
-  other
-};
-constexpr int kMemoryCategories = 8;
-const char* to_string(MemoryCategory c);
-
-using MemoryBreakdown = std::array<int64_t, kMemoryCategories>;  // bytes per category
-
-struct MemoryPoint {  // one point of the timeline, at a phase boundary or the peak
-  double t_s = 0;     // seconds since the first measured iteration began
-  int64_t iteration = 0;
-  std::string event;  // "forward_begin", "forward_end", ..., "peak"
-  MemoryBreakdown bytes{};
-};
-
-class MemoryTracker;  // the allocation bookkeeping, shared with the reporter
-
 class MemoryProbe : public Probe {
  public:
+  // Where the probe reads the training state it recognises: the weights,
+  // buffers and optimizer state (optimizers create theirs lazily, so it is
+  // read again after each optimizer phase).
+  using StateSource = std::function<ParameterSet()>;
+
+  // In a run: the workload's state() and device, from on_run_start.
   MemoryProbe();
+  // Without a runner (tests): this state, on `device`. A seam at
+  // construction rather than test-only setters, so a test drives the probe
+  // through the runner's own hooks (on_window_begin starts tracking, as in a
+  // run) and the probe's interface is the Probe one.
+  explicit MemoryProbe(StateSource state, c10::Device device = c10::kCPU);
   ~MemoryProbe() override;
-  std::string name() const override { return "memory"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
   void on_run_start(const RunContext& ctx) override;
   void on_window_begin(int repetition) override;
   void on_window_end(int repetition) override;
@@ -65,25 +50,16 @@ class MemoryProbe : public Probe {
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
-  // The same hooks without a runner, for tests: start tracking with this
-  // state (weights, buffers, optimizer state), stop tracking.
-  void start(const std::vector<at::Tensor>& weights, const std::vector<at::Tensor>& buffers,
-             const std::vector<at::Tensor>& optimizer_state, c10::Device device);
-  void stop();
-  // Where the optimizer state is read after each optimizer phase (optimizers
-  // create it lazily, at the first step).
-  void set_optimizer_state_source(std::function<std::vector<at::Tensor>()> source);
-
-  int64_t peak_bytes() const;
-  MemoryBreakdown peak_breakdown() const;
-  std::vector<MemoryPoint> timeline() const;
-  std::array<int64_t, kPhaseCount> phase_peaks() const;  // by phase_index()
+  // What was recorded, typed (contribute() writes it as JSON).
+  const MemoryTracker& tracker() const { return *tracker_; }
 
  private:
-  std::shared_ptr<MemoryTracker> tracker_;
-  std::shared_ptr<void> reporter_;  // the installed debug info, kept alive until stop()
-  std::function<std::vector<at::Tensor>()> optimizer_state_source_;
-  Workload* workload_ = nullptr;
+  void start(const ParameterSet& state);
+  void stop();
+
+  std::shared_ptr<MemoryTracker> tracker_;  // shared with the installed reporter
+  std::shared_ptr<void> reporter_;          // the installed debug info, kept alive until stop()
+  StateSource state_;
   c10::Device device_obj_{c10::kCPU};
   bool installed_ = false;
   std::string device_, not_available_;

@@ -3,46 +3,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <vector>
 
-#include "tbd/core/error.h"
-#include "tbd/measure/ops/layer_attribution.h"
 #include "tbd/measure/ops/op_classes.h"
 
 namespace tbd {
 
 namespace {
 
-std::atomic<OpTimes*> g_times{nullptr};
+using OpTimes = OpTally<OpStats>;
 
 // One open op on this thread.
-struct Frame : at::ObserverContext {
-  double start = 0, children = 0;
-  bool optimizer = false;
-  LayerOfOp layer;
+struct OpsFrame : OpFrame {
+  double children = 0;  // the wall time of the ops it called
 };
-thread_local std::vector<Frame*> t_stack;
+thread_local OpStack<OpsFrame> t_ops_open;
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
-  auto f = std::make_unique<Frame>();
-  OpTimes* times = g_times.load(std::memory_order_acquire);
-  f->optimizer = times && times->optimizer_phase.load(std::memory_order_relaxed);
-  f->layer = LayerAttribution::on_op_start(fn);
-  t_stack.push_back(f.get());
-  f->start = steady_seconds();
-  return f;
+std::unique_ptr<at::ObserverContext> ops_on_start(const at::RecordFunction& fn, OpTimes* times) {
+  return t_ops_open.open(OpStack<OpsFrame>::make(fn, times));
 }
 
-void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+void ops_on_end(const at::RecordFunction& fn, at::ObserverContext* ctx, OpTimes* times) {
   const double end = steady_seconds();
-  auto* f = static_cast<Frame*>(ctx);
+  OpsFrame* f = t_ops_open.close(ctx);
   if (!f) return;
-  pop_frame(t_stack, f);
   const double total = end - f->start;
-  if (!t_stack.empty()) t_stack.back()->children += total;
-  OpTimes* times = g_times.load(std::memory_order_acquire);
+  if (OpsFrame* caller = t_ops_open.top()) caller->children += total;
   if (!times || !times->counting.load(std::memory_order_relaxed)) return;
   const char* name = fn.name();
   const std::string key = std::string(name) + "|" + op_class(name, f->optimizer);
@@ -89,54 +76,7 @@ nlohmann::json layer_table(const std::map<std::string, OpStats>& by_layer, doubl
 
 }  // namespace
 
-OpsProbe::OpsProbe(int top_n) : times_(std::make_shared<OpTimes>()), top_n_(top_n) {}
-OpsProbe::~OpsProbe() { stop(); }
-
-void OpsProbe::start() {
-  if (handle_) return;
-  OpTimes* expected = nullptr;
-  if (!g_times.compare_exchange_strong(expected, times_.get()))
-    throw Error("only one ops probe can be active in a process at a time");
-  layers_ = std::make_unique<LayerAttribution>();
-  handle_ = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
-}
-
-void OpsProbe::stop() {
-  if (!handle_) return;
-  at::removeCallback(handle_);
-  handle_ = 0;
-  layers_.reset();
-  g_times.store(nullptr);
-}
-
-void OpsProbe::set_counting(bool on) { times_->counting = on; }
-
-std::map<std::string, OpStats> OpsProbe::stats() const {
-  std::lock_guard<std::mutex> lock(times_->mutex);
-  return times_->by_op;
-}
-
-std::map<std::string, OpStats> OpsProbe::layer_stats() const {
-  std::lock_guard<std::mutex> lock(times_->mutex);
-  return times_->by_layer;
-}
-
-void OpsProbe::on_window_begin(int) { start(); }
-void OpsProbe::on_iteration_begin(bool measured) {
-  LayerAttribution::clear_nodes();
-  set_counting(measured);
-}
-void OpsProbe::on_iteration_end(const IterationRecord& r) {
-  set_counting(false);
-  if (r.measured) ++iterations_, seconds_ += r.seconds;
-}
-void OpsProbe::on_phase_begin(Phase p) { times_->optimizer_phase = p == Phase::optimizer; }
-void OpsProbe::on_phase_end(Phase) { times_->optimizer_phase = false; }
-void OpsProbe::on_window_end(int) {
-  stop();
-  final_ = stats();
-  final_layers_ = layer_stats();
-}
+void OpsProbe::start() { observer_.start<ops_on_start, ops_on_end>({.layers = true}, "ops probe"); }
 
 void OpsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json o;
@@ -148,7 +88,8 @@ void OpsProbe::contribute(nlohmann::json& result) const {
     result["ops"] = o;
     return;
   }
-  std::vector<std::pair<std::string, OpStats>> rows(final_.begin(), final_.end());
+  const auto by_op = stats();
+  std::vector<std::pair<std::string, OpStats>> rows(by_op.begin(), by_op.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
   double total_self = 0;
   for (const auto& [k, s] : rows) total_self += s.self_s;
@@ -175,13 +116,14 @@ void OpsProbe::contribute(nlohmann::json& result) const {
         {"calls", s.calls}, {"self_s", s.self_s}, {"share_of_self", total_self > 0 ? s.self_s / total_self : 0.0}};
   }
   o["by_class"] = by_class;
-  o["by_layer"] = layer_table(final_layers_, total_self);
+  o["by_layer"] = layer_table(layer_stats(), total_self);
   result["ops"] = o;
 }
 
 std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const {
-  if (iterations_ == 0 || final_.empty()) return {{"top ops", "n/a (no op ran in an instrumented iteration)"}};
-  std::vector<std::pair<std::string, OpStats>> rows(final_.begin(), final_.end());
+  const auto by_op = stats();
+  if (iterations_ == 0 || by_op.empty()) return {{"top ops", "n/a (no op ran in an instrumented iteration)"}};
+  std::vector<std::pair<std::string, OpStats>> rows(by_op.begin(), by_op.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_s > b.second.self_s; });
   double total = 0;
   std::map<std::string, double> classes;
@@ -196,7 +138,7 @@ std::vector<std::pair<std::string, std::string>> OpsProbe::summary_lines() const
   lines.push_back({"op classes", cls + " (share of op self time)"});
   std::string layers;
   int shown = 0;
-  for (const auto& l : layer_table(final_layers_, total))
+  for (const auto& l : layer_table(layer_stats(), total))
     if (shown < 6 && l["share_of_self"].get<double>() >= 0.005)
       layers += fmt::format("{}{} {:.1f}%", shown++ == 0 ? "" : ", ", l["layer"].get<std::string>(),
                             100 * l["share_of_self"].get<double>());

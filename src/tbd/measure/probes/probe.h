@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeindex>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -61,8 +62,9 @@ struct TimedFigures {
 
 class Probe : public PhaseListener {
  public:
-  virtual std::string name() const = 0;
-  virtual ProbeKind kind() const { return ProbeKind::timed; }
+  // Its row of the probe table (probe_table()).
+  std::string name() const;
+  ProbeKind kind() const;
   // Set-up only: an analysis probe installs nothing here (its callbacks
   // would run in the timed windows); it starts in on_window_begin.
   virtual void on_run_start(const RunContext&) {}
@@ -92,7 +94,18 @@ class Probe : public PhaseListener {
   virtual std::vector<std::pair<std::string, std::string>> summary_lines() const { return {}; }
 };
 
-// The probes this build knows, by name; `time` always runs.
+// One row per probe this build knows: the one place its name and kind are
+// written and it is made. probe_names(), make_probe() and each probe's
+// name() and kind() read it; a probe finds its row by its class.
+struct ProbeEntry {
+  const char* name;
+  ProbeKind kind;
+  std::type_index type;
+  std::unique_ptr<Probe> (*make)();
+};
+const std::vector<ProbeEntry>& probe_table();
+
+// The probes this build knows, by name, in the table's order; `time` always runs.
 std::vector<std::string> probe_names();
 // What `tbd run` measures when --probes is not given (one list for every command).
 std::vector<std::string> default_probes();

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <typeinfo>
 
 #include "tbd/core/error.h"
 #include "tbd/measure/probes/comm_probe.h"
@@ -16,24 +17,53 @@
 
 namespace tbd {
 
+template <class P>
+ProbeEntry row(const char* name, ProbeKind kind) {
+  return {name, kind, typeid(P), [] { return std::unique_ptr<Probe>(std::make_unique<P>()); }};
+}
+
+const std::vector<ProbeEntry>& probe_table() {
+  using K = ProbeKind;
+  static const std::vector<ProbeEntry> table = {
+      row<TimeProbe>("time", K::timed),
+      row<DataProbe>("data", K::timed),
+      row<CpuProbe>("cpu", K::timed),
+      row<FlopsProbe>("flops", K::analysis),
+      row<MemoryProbe>("memory", K::analysis),
+      row<OpsProbe>("ops", K::analysis),
+      row<RooflineProbe>("roofline", K::analysis),
+      row<GradientProbe>("gradients", K::analysis),
+      row<GpuProbe>("gpu", K::timed),
+      row<EnergyProbe>("energy", K::timed),
+      row<CommProbe>("comm", K::timed),
+  };
+  return table;
+}
+
+namespace {
+
+const ProbeEntry& row_of(const Probe& probe) {
+  for (const auto& e : probe_table())
+    if (e.type == typeid(probe)) return e;
+  throw Error(std::string("probe class ") + typeid(probe).name() + " has no row in the probe table");
+}
+
+}  // namespace
+
+std::string Probe::name() const { return row_of(*this).name; }
+ProbeKind Probe::kind() const { return row_of(*this).kind; }
+
 std::vector<std::string> probe_names() {
-  return {"time", "data", "cpu", "flops", "memory", "ops", "roofline", "gradients", "gpu", "energy", "comm"};
+  std::vector<std::string> names;
+  for (const auto& e : probe_table()) names.push_back(e.name);
+  return names;
 }
 
 std::vector<std::string> default_probes() { return {"time", "data", "cpu", "flops", "memory", "gradients"}; }
 
 std::unique_ptr<Probe> make_probe(const std::string& name) {
-  if (name == "time") return std::make_unique<TimeProbe>();
-  if (name == "data") return std::make_unique<DataProbe>();
-  if (name == "cpu") return std::make_unique<CpuProbe>();
-  if (name == "flops") return std::make_unique<FlopsProbe>();
-  if (name == "memory") return std::make_unique<MemoryProbe>();
-  if (name == "ops") return std::make_unique<OpsProbe>();
-  if (name == "roofline") return std::make_unique<RooflineProbe>();
-  if (name == "gradients") return std::make_unique<GradientProbe>();
-  if (name == "gpu") return std::make_unique<GpuProbe>();
-  if (name == "energy") return std::make_unique<EnergyProbe>();
-  if (name == "comm") return std::make_unique<CommProbe>();
+  for (const auto& e : probe_table())
+    if (name == e.name) return e.make();
   std::string known;
   for (const auto& n : probe_names()) known += (known.empty() ? "" : ", ") + n;
   throw UsageError("unknown probe '" + name + "'; known probes: " + known);

@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <vector>
 
-#include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/measure/machine/ceilings.h"
 #include "tbd/measure/ops/flop_rules.h"
@@ -17,8 +15,6 @@
 namespace tbd {
 
 namespace {
-
-std::atomic<RooflineTally*> g_tally{nullptr};
 
 // Bytes of a tensor's elements (a sparse tensor: its values and indices).
 double tensor_bytes(const at::Tensor& t) {
@@ -53,26 +49,22 @@ void for_each_tensor(c10::ArrayRef<c10::IValue> values, const F& f) {
 // Writing without reading the target: its old contents are not read.
 bool overwrites_self(std::string_view op) { return op == "aten::copy_" || op == "aten::fill_" || op == "aten::zero_"; }
 
-struct Frame : at::ObserverContext {
-  double start = 0;
+using RooflineTally = OpTally<RooflineStats>;
+
+struct RooflineFrame : OpFrame {
   bool inside_unit = false;  // an ancestor is a FLOP-rule unit: this op is part of it
   bool unit = false;         // this op has a FLOP rule and no unit above it
   bool has_children = false;
-  bool optimizer = false;
-  LayerOfOp layer;
   double flops = 0, bytes_in = 0;
   std::vector<const void*> input_storages;
 };
-thread_local std::vector<Frame*> t_stack;
+thread_local OpStack<RooflineFrame> t_roofline_open;
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
-  auto f = std::make_unique<Frame>();
-  RooflineTally* tally = g_tally.load(std::memory_order_acquire);
-  f->optimizer = tally && tally->optimizer_phase.load(std::memory_order_relaxed);
-  f->layer = LayerAttribution::on_op_start(fn);
-  if (!t_stack.empty()) {
-    t_stack.back()->has_children = true;
-    f->inside_unit = t_stack.back()->inside_unit || t_stack.back()->unit;
+std::unique_ptr<at::ObserverContext> roofline_on_start(const at::RecordFunction& fn, RooflineTally* tally) {
+  auto f = OpStack<RooflineFrame>::make(fn, tally);
+  if (RooflineFrame* caller = t_roofline_open.top()) {
+    caller->has_children = true;
+    f->inside_unit = caller->inside_unit || caller->unit;
   }
   if (!f->inside_unit && tally && tally->counting.load(std::memory_order_relaxed)) {
     const char* name = fn.name();
@@ -87,17 +79,13 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       if (const void* s = storage_of(t)) f->input_storages.push_back(s);
     });
   }
-  t_stack.push_back(f.get());
-  f->start = steady_seconds();
-  return f;
+  return t_roofline_open.open(std::move(f));
 }
 
-void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+void roofline_on_end(const at::RecordFunction& fn, at::ObserverContext* ctx, RooflineTally* tally) {
   const double end = steady_seconds();
-  auto* f = static_cast<Frame*>(ctx);
+  RooflineFrame* f = t_roofline_open.close(ctx);
   if (!f) return;
-  pop_frame(t_stack, f);
-  RooflineTally* tally = g_tally.load(std::memory_order_acquire);
   if (!tally || !tally->counting.load(std::memory_order_relaxed) || f->inside_unit) return;
   if (!f->unit && f->has_children) return;  // a composite: its operators count on their own
   const std::string name = fn.name();
@@ -163,63 +151,17 @@ nlohmann::json judge_roofline_unit(const std::string& op, const std::string& cls
   return u;
 }
 
-RooflineProbe::RooflineProbe() : tally_(std::make_shared<RooflineTally>()) {}
-RooflineProbe::~RooflineProbe() { stop(); }
-
 void RooflineProbe::start() {
-  if (handle_) return;
-  RooflineTally* expected = nullptr;
-  if (!g_tally.compare_exchange_strong(expected, tally_.get()))
-    throw Error("only one roofline probe can be active in a process at a time");
-  handle_ = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
-                                      .needsInputs(true)
-                                      .needsOutputs(true)
-                                      .scopes({at::RecordScope::FUNCTION}));
-  layers_ = std::make_unique<LayerAttribution>();
-}
-
-void RooflineProbe::stop() {
-  if (!handle_) return;
-  at::removeCallback(handle_);
-  handle_ = 0;
-  layers_.reset();
-  g_tally.store(nullptr);
-}
-
-void RooflineProbe::set_counting(bool on) { tally_->counting = on; }
-
-std::map<std::string, RooflineStats> RooflineProbe::stats() const {
-  std::lock_guard<std::mutex> lock(tally_->mutex);
-  return tally_->by_op;
-}
-
-std::map<std::string, RooflineStats> RooflineProbe::layer_stats() const {
-  std::lock_guard<std::mutex> lock(tally_->mutex);
-  return tally_->by_layer;
+  observer_.start<roofline_on_start, roofline_on_end>({.inputs = true, .outputs = true, .layers = true},
+                                                      "roofline probe");
 }
 
 void RooflineProbe::on_run_start(const RunContext& ctx) {
   ceilings_ = ceilings_for_run(ctx.device, ctx.options.threads, to_string(ctx.options.precision));
 }
-void RooflineProbe::on_window_begin(int) { start(); }
-void RooflineProbe::on_iteration_begin(bool measured) {
-  LayerAttribution::clear_nodes();
-  set_counting(measured);
-}
-void RooflineProbe::on_iteration_end(const IterationRecord& r) {
-  set_counting(false);
-  if (r.measured) ++iterations_;
-}
-void RooflineProbe::on_phase_begin(Phase p) { tally_->optimizer_phase = p == Phase::optimizer; }
-void RooflineProbe::on_phase_end(Phase) { tally_->optimizer_phase = false; }
-void RooflineProbe::on_window_end(int) {
-  stop();
-  final_ = stats();
-  final_layers_ = layer_stats();
-}
 
 nlohmann::json RooflineProbe::judged() const {
-  const auto& units = final_.empty() ? stats() : final_;
+  const auto units = stats();
   const double n = static_cast<double>(iterations_);
   nlohmann::json ops = nlohmann::json::array();
   std::map<std::string, RooflineStats> classes;
@@ -254,7 +196,7 @@ nlohmann::json RooflineProbe::judged() const {
     by_class[cls] = row;
   }
   // Per named layer: its operators judged one by one (as a class's), summed.
-  const auto& layer_units = final_layers_.empty() ? layer_stats() : final_layers_;
+  const auto layer_units = layer_stats();
   std::map<std::string, RooflineStats> layer_totals;
   std::map<std::string, nlohmann::json> layer_bounds;
   std::map<std::string, double> layer_headroom;

@@ -14,18 +14,12 @@
 // summed into the layer with their time by bound and their headroom.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 
-#include <ATen/record_function.h>
-
-#include "tbd/measure/ops/op_observer.h"
-#include "tbd/measure/probes/probe.h"
+#include "tbd/measure/probes/op_observer.h"
 
 namespace tbd {
-
-class LayerAttribution;
 
 struct RooflineStats {
   int64_t calls = 0;
@@ -34,8 +28,6 @@ struct RooflineStats {
   double bytes = 0;  // inputs read plus outputs written
 };
 
-using RooflineTally = OpTally<RooflineStats>;  // shared with the callbacks
-
 // The judgement of one unit against the ceilings: {op, class, calls,
 // seconds, flops, bytes, intensity, achieved_flops_per_s,
 // achieved_bytes_per_s, compute_s, memory_s, overhead_s, bound,
@@ -43,41 +35,17 @@ using RooflineTally = OpTally<RooflineStats>;  // shared with the callbacks
 nlohmann::json judge_roofline_unit(const std::string& op, const std::string& cls, const RooflineStats& s,
                                    double iterations, const nlohmann::json& ceilings);
 
-class RooflineProbe : public Probe {
+// stats(): keyed "op|class"; layer_stats(): "layer|op|class".
+class RooflineProbe : public OpObserverProbe<OpTally<RooflineStats>> {
  public:
-  RooflineProbe();
-  ~RooflineProbe() override;
-  std::string name() const override { return "roofline"; }
-  ProbeKind kind() const override { return ProbeKind::analysis; }
+  void start() override;
   void on_run_start(const RunContext& ctx) override;
-  void on_window_begin(int repetition) override;
-  void on_window_end(int repetition) override;
-  void on_iteration_begin(bool measured) override;
-  void on_iteration_end(const IterationRecord& r) override;
-  void on_phase_begin(Phase p) override;
-  void on_phase_end(Phase p) override;
   void contribute(nlohmann::json& result) const override;
   std::vector<std::pair<std::string, std::string>> summary_lines() const override;
 
-  // For tests without a runner: the ceilings to judge by, the callback, and
-  // the units so far keyed by "op|class".
-  void set_ceilings(nlohmann::json ceilings) { ceilings_ = std::move(ceilings); }
-  void start();
-  void stop();
-  void set_counting(bool on);
-  void count_iteration() { ++iterations_; }
-  std::map<std::string, RooflineStats> stats() const;
-  std::map<std::string, RooflineStats> layer_stats() const;  // "layer|op|class"
-
  private:
   nlohmann::json judged() const;
-  std::shared_ptr<RooflineTally> tally_;
-  at::CallbackHandle handle_ = 0;
-  std::unique_ptr<LayerAttribution> layers_;  // while the callback runs
-  // by_layer keys: "layer|op|class".
-  std::map<std::string, RooflineStats> final_, final_layers_;
   nlohmann::json ceilings_;
-  int64_t iterations_ = 0;
 };
 
 }  // namespace tbd

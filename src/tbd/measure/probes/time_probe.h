@@ -11,7 +11,6 @@ namespace tbd {
 
 class TimeProbe : public Probe {
  public:
-  std::string name() const override { return "time"; }
   void on_run_start(const RunContext& ctx) override;
   void on_iteration_end(const IterationRecord& r) override;
   void contribute(nlohmann::json& result) const override;
