@@ -218,8 +218,7 @@ std::vector<Spec> make_table() {
   add({.flag = "--nproc",
        .help = "Data-parallel worker processes to start on this machine",
        .default_text = "1",
-       .parse = [](RunOptions& o, const std::string& v) { o.nproc = integer_option("--nproc", v); },
-       .record = [](const RunOptions&) { return Json(); }});
+       .parse = [](RunOptions& o, const std::string& v) { o.nproc = integer_option("--nproc", v); }});
   add({.flag = "--bucket-mb",
        .json_key = "bucket_mb",
        .help = "Gradient all-reduce bucket size (MB)",
@@ -240,18 +239,15 @@ std::vector<Spec> make_table() {
        .record = [](const RunOptions& o) { return only_distributed(o, o.dist_timeout_s); }});
   add({.flag = "--out",
        .help = "Write the result JSON to this file (atomically)",
-       .parse = [](RunOptions& o, const std::string& v) { o.out = v; },
-       .record = [](const RunOptions&) { return Json(); }});
+       .parse = [](RunOptions& o, const std::string& v) { o.out = v; }});
   add({.flag = "--json",
        .help = "Print the result JSON on stdout (the summary goes to stderr)",
        .takes = Spec::Takes::nothing,
-       .parse = [](RunOptions& o, const std::string&) { o.json = true; },
-       .record = [](const RunOptions&) { return Json(); }});
+       .parse = [](RunOptions& o, const std::string&) { o.json = true; }});
   add({.flag = "--quiet",
        .help = "No summary and no progress",
        .takes = Spec::Takes::nothing,
-       .parse = [](RunOptions& o, const std::string&) { o.quiet = true; },
-       .record = [](const RunOptions&) { return Json(); }});
+       .parse = [](RunOptions& o, const std::string&) { o.quiet = true; }});
   return t;
 }
 

@@ -43,7 +43,8 @@ struct RunOptionSpec {
   // Reads the text given to the flag into `options`; throws UsageError naming
   // the flag. A switch gets "".
   std::function<void(RunOptions& options, const std::string& text)> parse;
-  // The value a result records (JSON); null: nothing recorded for these options.
+  // The value a result records under json_key (JSON); null: nothing recorded
+  // for these options. Empty for an option without a json_key.
   std::function<nlohmann::json(const RunOptions& options)> record;
 };
 

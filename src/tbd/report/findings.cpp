@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tbd/measure/probes/op_observer.h"
+#include "tbd/measure/ops/layer_attribution.h"
 #include "tbd/report/report_text.h"
 
 namespace tbd {

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
-#include "tbd/measure/probes/op_observer.h"
+#include "tbd/measure/ops/layer_attribution.h"
 #include "tbd/report/compare.h"
 #include "tbd/report/findings.h"
 #include "tbd/report/report_text.h"

@@ -223,8 +223,8 @@ nlohmann::json check_memory(const PredictRequest& request, const RunOptions& bas
   return out;
 }
 
-nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json& base, const std::string& dir) {
-  const RunOptions options = configuration_of(base);
+nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json& base, const RunOptions& options,
+                             const std::string& dir) {
   DataParallelPlan plan;
   plan.ranks = request.nproc;
   plan.overlap = request.overlap;
@@ -313,13 +313,14 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
 StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   check_request(request);
   const nlohmann::json base = read_base(request.base);
-  const std::string workload = base["workload"]["name"];
+  const RunOptions options = configuration_of(base);
+  const std::string& workload = options.workload;
   if (request.nproc > 1) check_data_parallel_supported(create_workload(workload)->info(), request.nproc);
   const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
   if (request.check) fs::create_directories(dir);
 
   nlohmann::json predictions = nlohmann::json::array();
-  if (request.nproc > 1) predictions.push_back(predict_ranks(request, base, dir));
+  if (request.nproc > 1) predictions.push_back(predict_ranks(request, base, options, dir));
   if (!request.speedups.empty()) {
     nlohmann::json p = predict_class_speedups(base, request.speedups);
     if (request.check) p["check"] = {{"not_available", "no switch makes an operator class k times faster"}};
@@ -328,7 +329,7 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   if (request.roofline) predictions.push_back(predict_at_roofline(base));
   if (request.memory_limit_bytes > 0) {
     nlohmann::json p = predict_memory_limit(base, request.memory_limit_bytes);
-    if (request.check) p["check"] = check_memory(request, configuration_of(base), p, dir);
+    if (request.check) p["check"] = check_memory(request, options, p, dir);
     predictions.push_back(p);
   }
   const nlohmann::json doc = {{"schema", kPredictionSchema},

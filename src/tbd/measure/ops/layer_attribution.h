@@ -14,6 +14,12 @@
 
 namespace tbd {
 
+// Operators outside every named layer: the loss, the optimizer, gradient accumulation, ...
+inline constexpr const char* kNoLayer = "(no layer)";
+
+// The name of an operator's layer (nullptr: none).
+inline std::string layer_name(const std::string* layer) { return layer ? *layer : std::string(kNoLayer); }
+
 struct LayerOfOp {
   const std::string* layer = nullptr;  // interned path, "outer.inner"; nullptr: no layer
   bool backward = false;               // the op runs an autograd node's backward

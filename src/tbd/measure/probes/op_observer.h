@@ -31,9 +31,6 @@
 
 namespace tbd {
 
-// Operators outside every named layer: the loss, the optimizer, gradient accumulation, ...
-inline constexpr const char* kNoLayer = "(no layer)";
-
 inline double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -206,9 +203,6 @@ class OpStack {
  private:
   std::vector<Frame*> frames_;
 };
-
-// The name of an operator's layer (layer_attribution.h; nullptr: none).
-inline std::string layer_name(const std::string* layer) { return layer ? *layer : std::string(kNoLayer); }
 
 inline std::pair<std::string, std::string> split_op_key(const std::string& key) {
   const auto bar = key.rfind('|');
