@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
-#include "tbd/measure/op_observer.h"
 #include "tbd/report/compare.h"
 #include "tbd/report/findings.h"
 #include "tbd/report/prediction_document.h"
@@ -178,67 +177,6 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
       if (r.status != "ok") m.not_run.push_back({r.workload, r.status, r.error, relative_to(doc.file, source)});
   m.environments.assign(environments.begin(), environments.end());
   return m;
-}
-
-std::vector<std::string> gpu_table_header() {
-  return {"configuration",    "FLOP/s",      "of peak",       "GPU util. (NVML)", "kernel busy",
-          "device iteration", "peak memory", "reserved peak", "fragmentation"};
-}
-
-std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : model.runs) {
-    if (!r.on_gpu) continue;
-    rows.push_back({r.label, std::isnan(r.achieved_flops) ? "-" : format_number(r.achieved_flops / 1e12) + " T",
-                    format_percent(r.flops), format_percent(r.gpu_util), format_percent(r.kernel_busy),
-                    format_ms(r.device_median_s), format_bytes(r.peak_bytes), format_bytes(r.reserved_bytes),
-                    format_percent(r.fragmentation)});
-  }
-  return rows;
-}
-
-std::vector<std::string> layer_table_header() {
-  return {"layer", "forward ms", "backward ms", "share of operator time", "bound (roofline)", "headroom ms"};
-}
-
-std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& l : run.layers) {
-    if (rows.size() == limit && l.layer != kNoLayer) continue;  // the unattributed rest is always shown
-    rows.push_back({l.layer, fmt::format("{:.3f}", l.forward_ms), fmt::format("{:.3f}", l.backward_ms),
-                    format_percent(l.share), l.bound.empty() ? "-" : l.bound + "-bound",
-                    std::isfinite(l.headroom_ms) ? fmt::format("{:.3f}", l.headroom_ms) : "-"});
-  }
-  return rows;
-}
-
-std::vector<std::string> prediction_table_header() {
-  return {"base", "what", "predicted", "measured (--check)", "error", "file"};
-}
-
-std::vector<std::vector<std::string>> prediction_table_rows(const ReportModel& model) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& p : model.predictions) {
-    const std::string unit = p.unit == "batch" ? "" : " " + p.unit;
-    rows.push_back({p.base_label, p.what, format_number(p.predicted) + unit,
-                    std::isfinite(p.measured) ? format_number(p.measured) + unit : "not checked",
-                    format_signed_percent(p.error), p.file});
-  }
-  return rows;
-}
-
-std::vector<std::string> ab_table_header() {
-  return {"configuration", "base", "new", "time per sample new/base", "95% CI", "verdict"};
-}
-
-std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : ab.rows)
-    rows.push_back({r.label, format_number(r.base_throughput) + " " + r.unit + "/s",
-                    format_number(r.new_throughput) + " " + r.unit + "/s",
-                    std::isfinite(r.ratio) ? fmt::format("{:.3f}", r.ratio) : "-",
-                    std::isfinite(r.low) ? fmt::format("[{:.3f}, {:.3f}]", r.low, r.high) : "-", r.verdict});
-  return rows;
 }
 
 }  // namespace tbd

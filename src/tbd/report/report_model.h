@@ -1,6 +1,7 @@
 // What `tbd report` shows, gathered once from a folder of results through
-// the typed document readers and then rendered as Markdown
-// (markdown_report) or self-contained HTML (html_report).
+// the typed document readers, then laid out by the report's outline
+// (report_outline) and rendered as Markdown (markdown_report) or
+// self-contained HTML (html_report).
 #pragma once
 
 #include <map>
@@ -105,20 +106,5 @@ std::string render_html(const ReportModel& model);
 // and U+2029 written as \u escapes (the same JSON value), so no text from a
 // result file can close the element or open an HTML comment in it.
 std::string json_for_script(const nlohmann::json& value);
-
-// The GPU table of both renderers: header and one row per CUDA run (empty
-// when no run used a GPU).
-std::vector<std::string> gpu_table_header();
-std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model);
-
-// A run's per-layer table, both renderers: the largest `limit` layers.
-std::vector<std::string> layer_table_header();
-std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit = 12);
-
-// The predictions and A/B tables of both renderers.
-std::vector<std::string> prediction_table_header();
-std::vector<std::vector<std::string>> prediction_table_rows(const ReportModel& model);
-std::vector<std::string> ab_table_header();
-std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab);
 
 }  // namespace tbd

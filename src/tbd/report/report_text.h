@@ -1,4 +1,5 @@
-// The "not available" reasons shared by the Markdown and HTML reports, and
+// The "not available" reasons of the report's sections (one wording for
+// Markdown and HTML; shown as "Not available: REASON."), and
 // tbd's number formatting (core/number_format.h) they write with.
 #pragma once
 
@@ -8,6 +9,12 @@
 
 namespace tbd {
 
+inline constexpr const char* kNoMachinesReason = "no result file";
+inline constexpr const char* kNoAbReason = "no configuration is in both sets";
+inline constexpr const char* kNoRunsReason = "no result files (only indexes)";
+inline constexpr const char* kNoRunsButScalesReason = "no result files (only scaling files)";
+inline constexpr const char* kNoFindingsReason = "no result carries the figures findings are computed from";
+inline constexpr const char* kNoDispersionReason = "no result file with measured iterations";
 inline constexpr const char* kNoGpuReason = "no run used a CUDA device (tbd run --device cuda; scripts/gpu-check)";
 inline constexpr const char* kNoSweepReason =
     "no configuration was run at two or more batch sizes (tbd sweep W --batch-sizes 1,2,4 makes such runs)";
