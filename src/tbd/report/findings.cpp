@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tbd/core/number_format.h"
 #include "tbd/measure/op_observer.h"
 #include "tbd/report/json_fields.h"
-#include "tbd/report/report_text.h"
 
 namespace tbd {
 namespace {

@@ -9,10 +9,10 @@
 #include <tuple>
 
 #include "tbd/core/error.h"
+#include "tbd/core/number_format.h"
 #include "tbd/report/compare.h"
 #include "tbd/report/findings.h"
 #include "tbd/report/prediction_document.h"
-#include "tbd/report/report_text.h"
 #include "tbd/report/study_documents.h"
 
 namespace tbd {

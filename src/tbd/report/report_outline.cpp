@@ -4,14 +4,36 @@
 
 #include <cmath>
 
+#include "tbd/core/number_format.h"
 #include "tbd/measure/op_observer.h"
 #include "tbd/measure/statistics.h"
-#include "tbd/report/report_text.h"
 
 namespace tbd {
 namespace {
 
 using MaybeSection = std::optional<ReportSection>;
+
+// Why a section is empty, shown as "Not available: REASON." in both formats.
+constexpr const char* kNoMachinesReason = "no result file";
+constexpr const char* kNoAbReason = "no configuration is in both sets";
+constexpr const char* kNoRunsReason = "no result files (only indexes)";
+constexpr const char* kNoRunsButScalesReason = "no result files (only scaling files)";
+constexpr const char* kNoFindingsReason = "no result carries the figures findings are computed from";
+constexpr const char* kNoDispersionReason = "no result file with measured iterations";
+constexpr const char* kNoGpuReason = "no run used a CUDA device (tbd run --device cuda; scripts/gpu-check)";
+constexpr const char* kNoSweepReason =
+    "no configuration was run at two or more batch sizes (tbd sweep W --batch-sizes 1,2,4 makes such runs)";
+constexpr const char* kNoMemoryReason = "no run used the memory probe (--probes ...,memory)";
+constexpr const char* kNoOpsReason = "no run used the ops probe (--probes ...,ops)";
+constexpr const char* kNoLayersReason =
+    "no run recorded per-layer time (the ops probe, --probes ...,ops, with a tbd whose models mark their layers)";
+constexpr const char* kNoPhasesReason =
+    "no result records phase times (CPU runs of this tbd record them; CUDA runs cannot: their phases are asynchronous)";
+constexpr const char* kNoRooflineReason =
+    "no run used the roofline probe with measured ceilings (tbd env --peak, then --probes ...,roofline)";
+constexpr const char* kNoPredictionReason =
+    "no tbd.prediction/1 file (tbd predict BASE.json --nproc 2 --check --out FILE makes one)";
+constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
 
 std::string ci_text(double low, double high) {
   return std::isfinite(low) ? "[" + format_number(low) + ", " + format_number(high) + "]" : "-";
