@@ -4,7 +4,7 @@
 // (130, 143). A second signal is absorbed: a double press, or one signal
 // reaching a run from both a terminal and a launcher. The third ends the
 // process at once, by that signal, with no result; while a result file is
-// being written (report/result_file.h) it waits for the rename, so it never
+// being written (output/result_file.h) it waits for the rename, so it never
 // leaves a half-written one or a temporary. docs/architecture.md#what-survives-what.
 #pragma once
 

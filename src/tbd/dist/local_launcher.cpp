@@ -131,7 +131,7 @@ bool launched_by_local_launcher() {
 int run_local_workers(const std::vector<std::string>& args, int nproc) {
   const int port = free_local_port();
   std::vector<Worker> workers(static_cast<size_t>(nproc));
-  // SIGINT and SIGTERM are counted (measure/interrupt.h) and forwarded to
+  // SIGINT and SIGTERM are counted (core/interrupt.h) and forwarded to
   // every rank, which then agree to stop and write a partial result; the
   // third abandons the run (this process ends, and the ranks with it).
   install_interrupt_handler();

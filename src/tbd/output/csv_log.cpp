@@ -7,6 +7,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/output/mllog.h"
+#include "tbd/report/json_fields.h"
 #include "tbd/report/result_set.h"
 
 namespace tbd {
@@ -14,16 +15,8 @@ namespace {
 
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : ""; }
 
-std::string text_at(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* node = &j;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return "";
-    node = &(*node)[key];
-  }
-  if (node->is_string()) return node->get<std::string>();
-  if (node->is_null()) return "";
-  return node->dump();
-}
+// A cell of a field whose type varies (threads, parameters): empty where absent or null.
+std::string cell_text(const nlohmann::json& j, fields::Path path) { return fields::text(j, path).value_or(""); }
 
 // A whole JSON-style number: -?digits[.digits][e[+-]digits].
 bool is_plain_number(const std::string& s) {
@@ -123,16 +116,16 @@ std::vector<std::string> csv_row(const nlohmann::json& r) {
     ci_high = number(s["ci95_mean_s"][1].get<double>());
   }
   const long long peak = peak_memory_bytes(r);
-  return {text_at(r, {"created_utc"}),
+  return {cell_text(r, {"created_utc"}),
           r["workload"]["name"].get<std::string>(),
-          text_at(o, {"scale"}),
-          text_at(o, {"batch_size"}),
-          text_at(o, {"precision"}),
-          text_at(o, {"device"}),
-          text_at(o, {"threads"}),
+          cell_text(o, {"scale"}),
+          cell_text(o, {"batch_size"}),
+          cell_text(o, {"precision"}),
+          cell_text(o, {"device"}),
+          cell_text(o, {"threads"}),
           o.contains("world_size") ? o["world_size"].dump() : "1",
           settings,
-          text_at(o, {"data"}),
+          cell_text(o, {"data"}),
           r.value("partial", false) ? "true" : "false",
           std::to_string(r["iterations"].size()),
           summary("median_s"),
@@ -145,11 +138,11 @@ std::vector<std::string> csv_row(const nlohmann::json& r) {
           number(cpu_utilisation(r)),
           number(flops_utilisation(r)),
           peak >= 0 ? std::to_string(peak) : "",
-          text_at(r, {"model", "parameters"}),
-          text_at(r, {"environment", "libtorch", "version"}),
-          text_at(r, {"environment", "cpu", "model"}),
-          text_at(r, {"environment", "os", "hostname"}),
-          text_at(r, {"environment", "tbd", "git_revision"})};
+          cell_text(r, {"model", "parameters"}),
+          cell_text(r, {"environment", "libtorch", "version"}),
+          cell_text(r, {"environment", "cpu", "model"}),
+          cell_text(r, {"environment", "os", "hostname"}),
+          cell_text(r, {"environment", "tbd", "git_revision"})};
 }
 
 void append_csv(const std::string& path, const nlohmann::json& result) {

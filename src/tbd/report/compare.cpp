@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tbd/core/error.h"
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 namespace {
@@ -33,16 +34,16 @@ std::map<std::string, Group> group_by_configuration(const ResultSet& set) {
   return groups;
 }
 
+// An environment field as JSON text ("unknown" where not recorded).
 std::string env_text(const nlohmann::json& r, const std::string& what) {
-  const nlohmann::json empty = nlohmann::json::object();
-  const auto& e = r.contains("environment") && r["environment"].is_object() ? r["environment"] : empty;
-  const auto get = [](const nlohmann::json& j, const char* a, const char* b) {
-    return j.contains(a) && j[a].is_object() && j[a].contains(b) ? j[a][b].dump() : std::string("unknown");
+  const auto text = [&](fields::Path path) {
+    const nlohmann::json* f = fields::find(r, path);
+    return f ? f->dump() : std::string("unknown");
   };
-  if (what == "CPU") return get(e, "cpu", "model");
-  if (what == "LibTorch version") return get(e, "libtorch", "version");
-  if (what == "intra-op threads") return get(r["workload"], "options", "threads");
-  if (what == "host") return get(e, "os", "hostname");
+  if (what == "CPU") return text({"environment", "cpu", "model"});
+  if (what == "LibTorch version") return text({"environment", "libtorch", "version"});
+  if (what == "intra-op threads") return text({"workload", "options", "threads"});
+  if (what == "host") return text({"environment", "os", "hostname"});
   return "unknown";
 }
 
@@ -228,18 +229,17 @@ Comparison compare_ab(const std::map<std::string, Group>& b, const std::map<std:
 
 std::vector<double> repetition_seconds_per_sample(const nlohmann::json& r) {
   std::vector<double> out;
-  if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("repetitions") &&
-      r["throughput"]["repetitions"].is_array()) {
-    for (const auto& rep : r["throughput"]["repetitions"]) {
-      const double samples = rep.value("samples", 0.0), seconds = rep.value("seconds", 0.0);
-      if (samples > 0 && seconds > 0) out.push_back(seconds / samples);
-    }
+  const auto add = [&](const nlohmann::json& part) {
+    const double samples = fields::number(part, {"samples"}).value_or(0),
+                 seconds = fields::number(part, {"seconds"}).value_or(0);
+    if (samples > 0 && seconds > 0) out.push_back(seconds / samples);
+  };
+  if (const auto* repetitions = fields::find(r, {"throughput", "repetitions"});
+      repetitions && repetitions->is_array()) {
+    for (const auto& rep : *repetitions) add(rep);
     return out;
   }
-  if (r.contains("throughput") && r["throughput"].is_object()) {
-    const double samples = r["throughput"].value("samples", 0.0), seconds = r["throughput"].value("seconds", 0.0);
-    if (samples > 0 && seconds > 0) out.push_back(seconds / samples);
-  }
+  add(fields::object(r, {"throughput"}));  // results written before repetitions: the whole window
   return out;
 }
 

@@ -5,19 +5,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tbd/core/number_format.h"
 #include "tbd/measure/ops/layer_attribution.h"
-#include "tbd/report/report_text.h"
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 namespace {
 
-double number(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
+double number(const nlohmann::json& j, const char* key) { return fields::number_or_nan(j, {key}); }
 
+// A probe's section, or an empty object where it is absent or says why it is not available.
 const nlohmann::json& section(const nlohmann::json& r, const char* key) {
   static const nlohmann::json none = nlohmann::json::object();
-  return r.contains(key) && r[key].is_object() && !r[key].contains("not_available") ? r[key] : none;
+  const auto& s = fields::object(r, {key});
+  return fields::find(s, {"not_available"}) ? none : s;
 }
 
 std::string percent(double share) { return fmt::format("{:.0f}%", 100 * share); }

@@ -1,18 +1,21 @@
-// `tbd report --format html`: one self-contained file. Chart.js (embedded in
+// `tbd report --format html`: the report's outline (report_outline) as one
+// self-contained file, each table with its chart. Chart.js (embedded in
 // the binary) is inlined, the data of every chart travels as JSON in the page,
 // nothing is fetched when it is opened. The page records script errors and
 // marks each chart it drew (data-rendered on the canvas, data-charts-* on the
 // body), which is what the browser test reads.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "tbd/core/statistics.h"
 #include "tbd/report/assets.h"
 #include "tbd/report/report_model.h"
-#include "tbd/report/report_text.h"
+#include "tbd/report/report_outline.h"
 
 namespace tbd {
 namespace {
@@ -226,7 +229,7 @@ nlohmann::json interval_chart(const std::vector<std::string>& labels, const nloh
 // Every run's throughput with its 95% CI over repetitions: a floating bar
 // from the CI's low to high end and a point at the measured figure, on a
 // logarithmic axis (the workloads' units differ by orders of magnitude).
-void throughput_section(Page& page, const ReportModel& m) {
+void throughput_chart(Page& page, const ReportModel& m) {
   std::vector<std::string> labels;
   nlohmann::json bars = nlohmann::json::array(), points = nlohmann::json::array();
   for (const auto& r : m.runs) {
@@ -243,62 +246,10 @@ void throughput_section(Page& page, const ReportModel& m) {
   page.chart("Throughput of every run, with its 95% confidence interval", config, bars_height(labels.size()));
 }
 
-void findings_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Findings");
-  bool any = false;
-  for (const auto& r : m.runs) {
-    if (r.findings.empty()) continue;
-    page.heading(3, r.label);
-    page.list(r.findings);
-    any = true;
-  }
-  if (!any) page.not_available("no result carries the figures findings are computed from");
-}
-
-// Live bytes by category over the instrumented iterations, stacked.
-void memory_timeline_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Memory over an iteration");
-  bool any = false;
-  for (const auto& r : m.runs) {
-    const auto& t = r.memory_timeline;
-    if (t.t_s.size() < 2) continue;
-    any = true;
-    std::vector<std::string> labels;
-    for (double x : t.t_s) labels.push_back(fmt::format("{:.1f}", 1e3 * x));
-    nlohmann::json datasets = nlohmann::json::array();
-    for (size_t c = 0; c < t.bytes.size(); ++c) {
-      nlohmann::json data = nlohmann::json::array();
-      bool nonzero = false;
-      for (double b : t.bytes[c]) data.push_back(b / 1048576), nonzero |= b > 0;
-      if (!nonzero) continue;
-      datasets.push_back({{"label", memory_categories()[c]},
-                          {"data", data},
-                          {"fill", true},
-                          {"pointRadius", 0},
-                          {"borderColor", color(c)},
-                          {"backgroundColor", color(c)}});
-    }
-    nlohmann::json config = line_chart(labels, datasets, "ms into the instrumented iterations", "MiB live");
-    config["options"]["scales"]["y"]["stacked"] = true;
-    page.chart("Memory timeline of " + r.label + " (memory probe)", config);
-  }
-  if (!any) page.not_available(kNoMemoryReason);
-}
-
-void predictions_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Predictions (tbd predict)");
-  if (m.predictions.empty()) return page.not_available(kNoPredictionReason);
-  page.table(prediction_table_header(), prediction_table_rows(m));
-}
-
-void ab_section(Page& page, const ReportModel& m) {
-  if (!m.ab) return;
-  const auto& ab = *m.ab;
-  page.heading(2, "A/B: " + ab.new_source + " against " + ab.base_source);
-  if (ab.rows.empty()) return page.not_available("no configuration is in both sets");
+void ab_change_chart(Page& page, const ReportModel& m) {
   std::vector<std::string> labels;
   nlohmann::json change = nlohmann::json::array(), interval = nlohmann::json::array();
-  for (const auto& r : ab.rows) {
+  for (const auto& r : m.ab->rows) {
     labels.push_back(r.label);
     // Throughput change new/base − 1 (time per sample inverted), with the CI.
     change.push_back(value(100 * (1 / r.ratio - 1)));
@@ -308,218 +259,195 @@ void ab_section(Page& page, const ReportModel& m) {
   const nlohmann::json config = interval_chart(labels, interval, "95% CI of the change", change, "throughput change",
                                                "% throughput, new against base");
   page.chart("Throughput change per configuration, new against base", config, bars_height(labels.size()));
-  page.table(ab_table_header(), ab_table_rows(ab));
-  for (const auto& w : ab.warnings) page.paragraph("Warning: " + w);
-  if (!ab.only_in_base.empty() || !ab.only_in_new.empty())
-    page.paragraph(fmt::format("Only in base: {}. Only in new: {}.", ab.only_in_base.size(), ab.only_in_new.size()));
 }
 
-void sweep_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Throughput and utilisation against batch size");
-  if (m.sweeps.empty()) page.not_available(kNoSweepReason);
-  for (const auto& s : m.sweeps) {
-    page.heading(3, s.label);
-    std::vector<std::string> labels;
-    nlohmann::json throughput = nlohmann::json::array(), cpu = nlohmann::json::array(), flops = nlohmann::json::array(),
-                   memory = nlohmann::json::array();
-    for (const auto& p : s.points) {
-      labels.push_back(std::to_string(p.batch));
-      throughput.push_back(value(p.throughput));
-      cpu.push_back(value(100 * p.cpu));
-      flops.push_back(value(100 * p.flops));
-      memory.push_back(p.peak_bytes >= 0 ? value(static_cast<double>(p.peak_bytes) / 1048576) : nullptr);
-    }
-    page.chart("Throughput of " + s.label,
-               line_chart(labels, nlohmann::json::array({dataset("throughput", throughput, 0)}), "batch size", s.unit));
-    nlohmann::json util = nlohmann::json::array();
-    if (any_finite(cpu)) util.push_back(dataset("CPU utilisation (% of the threads' time)", cpu, 1));
-    if (any_finite(flops)) util.push_back(dataset("FLOP/s (% of the measured peak)", flops, 2));
-    if (util.empty())
-      page.not_available("utilisation: these runs had neither the cpu nor the flops probe");
-    else
-      page.chart("Utilisation of " + s.label, line_chart(labels, util, "batch size", "%"));
-    if (any_finite(memory))
-      page.chart("Peak memory of " + s.label,
-                 line_chart(labels, nlohmann::json::array({dataset("peak memory", memory, 3)}), "batch size", "MiB"));
+void sweep_charts(Page& page, const SweepSeries& s) {
+  std::vector<std::string> labels;
+  nlohmann::json throughput = nlohmann::json::array(), cpu = nlohmann::json::array(), flops = nlohmann::json::array(),
+                 memory = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    labels.push_back(std::to_string(p.batch));
+    throughput.push_back(value(p.throughput));
+    cpu.push_back(value(100 * p.cpu));
+    flops.push_back(value(100 * p.flops));
+    memory.push_back(p.peak_bytes >= 0 ? value(static_cast<double>(p.peak_bytes) / 1048576) : nullptr);
   }
-  for (const auto& s : m.sweep_files) {
-    std::string tried;
-    for (const auto& [b, status] : s.statuses) tried += (tried.empty() ? "" : ", ") + std::to_string(b) + " " + status;
-    page.paragraph(fmt::format("Sweep of {} ({}): {}. Largest batch size that fits: {}{}.", s.workload, s.file, tried,
-                               s.largest_fit > 0 ? std::to_string(s.largest_fit) : "none",
-                               s.stopped_by.empty() ? "" : "; stopped: " + s.stopped_by));
-  }
+  page.chart("Throughput of " + s.label,
+             line_chart(labels, nlohmann::json::array({dataset("throughput", throughput, 0)}), "batch size", s.unit));
+  nlohmann::json util = nlohmann::json::array();
+  if (any_finite(cpu)) util.push_back(dataset("CPU utilisation (% of the threads' time)", cpu, 1));
+  if (any_finite(flops)) util.push_back(dataset("FLOP/s (% of the measured peak)", flops, 2));
+  if (util.empty())
+    page.not_available("utilisation: these runs had neither the cpu nor the flops probe");
+  else
+    page.chart("Utilisation of " + s.label, line_chart(labels, util, "batch size", "%"));
+  if (any_finite(memory))
+    page.chart("Peak memory of " + s.label,
+               line_chart(labels, nlohmann::json::array({dataset("peak memory", memory, 3)}), "batch size", "MiB"));
 }
 
-void memory_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Memory at the peak, by category");
+// One stacked bar per run that has the figures (`has`): a dataset per
+// series name, `figure(run, k)` its value for series k. `x_max` as in
+// stacked_bars; `drop_empty` leaves out series that are zero or absent in
+// every run (operator classes a workload never calls).
+template <typename Has, typename Figure>
+void stacked_runs_chart(Page& page, const ReportModel& m, const std::string& caption, const std::string& x_title,
+                        const std::vector<std::string>& series, Has has, Figure figure, double x_max = 0,
+                        bool drop_empty = false) {
   std::vector<std::string> labels;
   std::vector<const ReportRun*> runs;
   for (const auto& r : m.runs)
-    if (!r.memory.empty()) labels.push_back(r.label), runs.push_back(&r);
-  if (runs.empty()) return page.not_available(kNoMemoryReason);
+    if (has(r)) labels.push_back(r.label), runs.push_back(&r);
+  if (runs.empty()) return;
   nlohmann::json datasets = nlohmann::json::array();
-  for (size_t c = 0; c < memory_categories().size(); ++c) {
-    nlohmann::json data = nlohmann::json::array();
-    for (const auto* r : runs) data.push_back(static_cast<double>(r->memory[c].second) / 1048576);
-    datasets.push_back({{"label", memory_categories()[c]}, {"data", data}, {"backgroundColor", color(c)}});
-  }
-  page.chart("Memory breakdown at the peak (categories sum to the peak)",
-             stacked_bars(labels, datasets, "MiB at the peak of live bytes"), bars_height(runs.size()));
-}
-
-void phases_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Where an iteration's time goes");
-  std::vector<std::string> labels;
-  std::vector<const ReportRun*> runs;
-  for (const auto& r : m.runs)
-    if (!r.phases_ms.empty()) labels.push_back(r.label), runs.push_back(&r);
-  if (runs.empty()) return page.not_available(kNoPhasesReason);
-  nlohmann::json datasets = nlohmann::json::array();
-  const auto& phases = report_phases();
-  for (size_t p = 0; p < phases.size(); ++p) {
-    nlohmann::json data = nlohmann::json::array();
-    for (const auto* r : runs) data.push_back(value(r->phases_ms[p].second));
-    datasets.push_back({{"label", phases[p]}, {"data", data}, {"backgroundColor", color(p)}});
-  }
-  page.chart("Phase times: data, forward, backward, communication, optimizer, other (sum: the mean iteration)",
-             stacked_bars(labels, datasets, "ms per timed iteration (mean)"), bars_height(runs.size()));
-}
-
-// One chart per judged run: its FLOP units at (intensity, achieved FLOP/s)
-// under the roofline min(peak, bandwidth x intensity), both axes logarithmic.
-void roofline_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Roofline");
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : m.runs) {
-    const auto& v = r.roofline;
-    if (!v.judged) continue;
-    const double total = v.compute_s + v.memory_s + v.overhead_s;
-    const auto share = [&](double s) { return format_percent(total > 0 ? s / total : NAN); };
-    rows.push_back(
-        {r.label, share(v.compute_s), share(v.memory_s), share(v.overhead_s),
-         v.top_op.empty() ? "-" : v.top_op + " (" + v.top_bound + "-bound): " + format_ms(v.top_headroom_s)});
-    if (v.points.empty()) continue;
-    double lo = v.points.front().intensity, hi = lo;
-    for (const auto& p : v.points) lo = std::min(lo, p.intensity), hi = std::max(hi, p.intensity);
-    lo /= 4, hi *= 4;
-    const double ridge = v.peak_flops_per_s / v.bandwidth_bytes_per_s;
-    nlohmann::json roof = nlohmann::json::array();
-    for (double x : {lo, std::clamp(ridge, lo, hi), hi})
-      roof.push_back({{"x", x}, {"y", std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * x)}});
-    nlohmann::json points = nlohmann::json::array();
-    // The y axis from below the slowest point to above the peak: a decade or more, as rooflines are drawn.
-    double y_lo = std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * lo);
-    for (const auto& p : v.points) {
-      points.push_back({{"x", p.intensity}, {"y", p.flops_per_s}, {"op", p.op}});
-      y_lo = std::min(y_lo, p.flops_per_s);
-    }
-    y_lo = std::min(y_lo / 3, v.peak_flops_per_s / 10);
-    nlohmann::json datasets = nlohmann::json::array({{{"type", "line"},
-                                                      {"label", "roofline: min(peak, bandwidth x intensity)"},
-                                                      {"data", roof},
-                                                      {"borderColor", color(3)},
-                                                      {"backgroundColor", color(3)},
-                                                      {"pointRadius", 0}},
-                                                     {{"type", "scatter"},
-                                                      {"label", "operators with FLOPs (achieved)"},
-                                                      {"data", points},
-                                                      {"borderColor", color(0)},
-                                                      {"backgroundColor", color(0)},
-                                                      {"pointRadius", 5}}});
-    nlohmann::json config = {
-        {"type", "scatter"},
-        {"data", {{"datasets", datasets}}},
-        {"options",
-         {{"scales",
-           {{"x", {{"type", "logarithmic"}, {"title", axis_title("arithmetic intensity (FLOP/byte)")}}},
-            {"y",
-             {{"type", "logarithmic"},
-              {"min", y_lo},
-              {"max", 2 * v.peak_flops_per_s},
-              {"title", axis_title("FLOP/s")}}}}}}}};
-    page.chart("Roofline of " + r.label, config);
-  }
-  if (rows.empty()) return page.not_available(kNoRooflineReason);
-  page.table({"configuration", "compute-bound", "memory-bound", "overhead-bound", "most headroom"}, rows);
-}
-
-void ops_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Time by operator class");
-  std::vector<std::string> labels;
-  std::vector<const ReportRun*> runs;
-  for (const auto& r : m.runs)
-    if (!r.op_classes.empty()) labels.push_back(r.label), runs.push_back(&r);
-  if (runs.empty()) return page.not_available(kNoOpsReason);
-  std::vector<std::string> classes;
-  for (const auto& [c, share] : runs.front()->op_classes) classes.push_back(c);
-  nlohmann::json datasets = nlohmann::json::array();
-  for (size_t c = 0; c < classes.size(); ++c) {
+  for (size_t k = 0; k < series.size(); ++k) {
     nlohmann::json data = nlohmann::json::array();
     bool any = false;
     for (const auto* r : runs) {
-      double share = NAN;
-      for (const auto& [name, s] : r->op_classes)
-        if (name == classes[c]) share = s;
-      any |= std::isfinite(share) && share > 0;
-      data.push_back(value(100 * share));
+      const double v = figure(*r, k);
+      any |= std::isfinite(v) && v > 0;
+      data.push_back(value(v));
     }
-    if (any) datasets.push_back({{"label", classes[c]}, {"data", data}, {"backgroundColor", color(c)}});
+    if (any || !drop_empty) datasets.push_back({{"label", series[k]}, {"data", data}, {"backgroundColor", color(k)}});
   }
-  page.chart("Operator self time by class (ops probe)", stacked_bars(labels, datasets, "% of operator self time", 100),
-             bars_height(runs.size()));
+  page.chart(caption, stacked_bars(labels, datasets, x_title, x_max), bars_height(runs.size()));
 }
 
-// Per run: each layer's forward and backward self time as a stacked bar,
-// then the table with the roofline's verdict per layer.
-void layers_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Time by layer");
-  bool any = false;
-  for (const auto& r : m.runs) {
-    if (r.layers.empty()) continue;
-    any = true;
-    std::vector<std::string> labels;
-    nlohmann::json forward = nlohmann::json::array(), backward = nlohmann::json::array();
-    for (const auto& l : r.layers) {
-      if (labels.size() == 12) break;
-      labels.push_back(l.layer);
-      forward.push_back(value(l.forward_ms));
-      backward.push_back(value(l.backward_ms));
-    }
-    const nlohmann::json datasets = {{{"label", "forward"}, {"data", forward}, {"backgroundColor", color(0)}},
-                                     {{"label", "backward"}, {"data", backward}, {"backgroundColor", color(1)}}};
-    page.chart("Operator self time by layer: " + r.label,
-               stacked_bars(labels, datasets, "ms per instrumented iteration"), bars_height(labels.size()));
-    page.table(layer_table_header(), layer_table_rows(r));
-  }
-  if (!any) page.not_available(kNoLayersReason);
+void memory_at_peak_chart(Page& page, const ReportModel& m) {
+  stacked_runs_chart(
+      page, m, "Memory breakdown at the peak (categories sum to the peak)", "MiB at the peak of live bytes",
+      memory_categories(), [](const ReportRun& r) { return !r.memory.empty(); },
+      [](const ReportRun& r, size_t c) { return static_cast<double>(r.memory[c].second) / 1048576; });
 }
 
-void scaling_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Scaling efficiency against process count");
-  if (m.scales.empty()) return page.not_available(kNoScaleReason);
+void phases_chart(Page& page, const ReportModel& m) {
+  stacked_runs_chart(
+      page, m, "Phase times: data, forward, backward, communication, optimizer, other (sum: the mean iteration)",
+      "ms per timed iteration (mean)", report_phases(), [](const ReportRun& r) { return !r.phases_ms.empty(); },
+      [](const ReportRun& r, size_t p) { return r.phases_ms[p].second; });
+}
+
+void op_classes_chart(Page& page, const ReportModel& m) {
+  std::vector<std::string> classes;
+  for (const auto& r : m.runs)
+    if (!r.op_classes.empty() && classes.empty())
+      for (const auto& [c, share] : r.op_classes) classes.push_back(c);
+  stacked_runs_chart(
+      page, m, "Operator self time by class (ops probe)", "% of operator self time", classes,
+      [](const ReportRun& r) { return !r.op_classes.empty(); },
+      [&](const ReportRun& r, size_t c) {
+        double share = NAN;
+        for (const auto& [name, s] : r.op_classes)
+          if (name == classes[c]) share = s;
+        return 100 * share;
+      },
+      100, true);
+}
+
+// Live bytes by category over the instrumented iterations, stacked.
+void memory_timeline_chart(Page& page, const ReportRun& r) {
+  const auto& t = r.memory_timeline;
+  std::vector<std::string> labels;
+  for (double x : t.t_s) labels.push_back(fmt::format("{:.1f}", 1e3 * x));
+  nlohmann::json datasets = nlohmann::json::array();
+  for (size_t c = 0; c < t.bytes.size(); ++c) {
+    nlohmann::json data = nlohmann::json::array();
+    bool nonzero = false;
+    for (double b : t.bytes[c]) data.push_back(b / 1048576), nonzero |= b > 0;
+    if (!nonzero) continue;
+    datasets.push_back({{"label", memory_categories()[c]},
+                        {"data", data},
+                        {"fill", true},
+                        {"pointRadius", 0},
+                        {"borderColor", color(c)},
+                        {"backgroundColor", color(c)}});
+  }
+  nlohmann::json config = line_chart(labels, datasets, "ms into the instrumented iterations", "MiB live");
+  config["options"]["scales"]["y"]["stacked"] = true;
+  page.chart("Memory timeline of " + r.label + " (memory probe)", config);
+}
+
+// A run's FLOP units at (intensity, achieved FLOP/s) under the roofline
+// min(peak, bandwidth x intensity), both axes logarithmic.
+void roofline_chart(Page& page, const ReportRun& r) {
+  const auto& v = r.roofline;
+  double lo = v.points.front().intensity, hi = lo;
+  for (const auto& p : v.points) lo = std::min(lo, p.intensity), hi = std::max(hi, p.intensity);
+  lo /= 4, hi *= 4;
+  const double ridge = v.peak_flops_per_s / v.bandwidth_bytes_per_s;
+  nlohmann::json roof = nlohmann::json::array();
+  for (double x : {lo, std::clamp(ridge, lo, hi), hi})
+    roof.push_back({{"x", x}, {"y", std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * x)}});
+  nlohmann::json points = nlohmann::json::array();
+  // The y axis from below the slowest point to above the peak: a decade or more, as rooflines are drawn.
+  double y_lo = std::min(v.peak_flops_per_s, v.bandwidth_bytes_per_s * lo);
+  for (const auto& p : v.points) {
+    points.push_back({{"x", p.intensity}, {"y", p.flops_per_s}, {"op", p.op}});
+    y_lo = std::min(y_lo, p.flops_per_s);
+  }
+  y_lo = std::min(y_lo / 3, v.peak_flops_per_s / 10);
+  nlohmann::json datasets = nlohmann::json::array({{{"type", "line"},
+                                                    {"label", "roofline: min(peak, bandwidth x intensity)"},
+                                                    {"data", roof},
+                                                    {"borderColor", color(3)},
+                                                    {"backgroundColor", color(3)},
+                                                    {"pointRadius", 0}},
+                                                   {{"type", "scatter"},
+                                                    {"label", "operators with FLOPs (achieved)"},
+                                                    {"data", points},
+                                                    {"borderColor", color(0)},
+                                                    {"backgroundColor", color(0)},
+                                                    {"pointRadius", 5}}});
+  nlohmann::json config = {
+      {"type", "scatter"},
+      {"data", {{"datasets", datasets}}},
+      {"options",
+       {{"scales",
+         {{"x", {{"type", "logarithmic"}, {"title", axis_title("arithmetic intensity (FLOP/byte)")}}},
+          {"y",
+           {{"type", "logarithmic"},
+            {"min", y_lo},
+            {"max", 2 * v.peak_flops_per_s},
+            {"title", axis_title("FLOP/s")}}}}}}}};
+  page.chart("Roofline of " + r.label, config);
+}
+
+// Each of a run's largest layers: forward and backward self time, stacked.
+void layers_chart(Page& page, const ReportRun& r) {
+  std::vector<std::string> labels;
+  nlohmann::json forward = nlohmann::json::array(), backward = nlohmann::json::array();
+  for (const auto& l : r.layers) {
+    if (labels.size() == 12) break;
+    labels.push_back(l.layer);
+    forward.push_back(value(l.forward_ms));
+    backward.push_back(value(l.backward_ms));
+  }
+  const nlohmann::json datasets = {{{"label", "forward"}, {"data", forward}, {"backgroundColor", color(0)}},
+                                   {{"label", "backward"}, {"data", backward}, {"backgroundColor", color(1)}}};
+  page.chart("Operator self time by layer: " + r.label, stacked_bars(labels, datasets, "ms per instrumented iteration"),
+             bars_height(labels.size()));
+}
+
+// Efficiency (or speed-up) of every scale file against the process count,
+// the predictions for those workloads beside them and the ideal line.
+void scaling_chart(Page& page, const ReportModel& m, bool efficiency) {
   std::set<int> counts;
   for (const auto& s : m.scales)
     for (const auto& p : s.points) counts.insert(p.nproc);
   std::vector<std::string> labels;
   for (int n : counts) labels.push_back(std::to_string(n));
-  nlohmann::json efficiency = nlohmann::json::array(), speedup = nlohmann::json::array();
-  std::vector<std::vector<std::string>> rows;
+  const auto figure = [&](double speedup, int n) { return efficiency ? value(100 * speedup / n) : value(speedup); };
+  nlohmann::json datasets = nlohmann::json::array();
   for (size_t i = 0; i < m.scales.size(); ++i) {
     const auto& s = m.scales[i];
-    nlohmann::json e = nlohmann::json::array(), u = nlohmann::json::array();
+    nlohmann::json data = nlohmann::json::array();
     for (int n : counts) {
-      nlohmann::json ev = nullptr, uv = nullptr;
+      nlohmann::json v = nullptr;
       for (const auto& p : s.points)
-        if (p.nproc == n) ev = value(100 * p.efficiency), uv = value(p.speedup);
-      e.push_back(ev);
-      u.push_back(uv);
+        if (p.nproc == n) v = efficiency ? value(100 * p.efficiency) : value(p.speedup);
+      data.push_back(v);
     }
-    efficiency.push_back(dataset(s.label, e, i));
-    speedup.push_back(dataset(s.label, u, i));
-    for (const auto& p : s.points)
-      rows.push_back({s.label, std::to_string(p.nproc), format_number(p.throughput) + " " + s.unit,
-                      fmt::format("{:.3f}", p.speedup), format_percent(p.efficiency)});
+    datasets.push_back(dataset(s.label, data, i));
   }
   // Predictions for these workloads beside the measurement (against their single-process base).
   for (const auto& pr : m.predictions) {
@@ -527,38 +455,28 @@ void scaling_section(Page& page, const ReportModel& m) {
     bool scaled = false;
     for (const auto& s : m.scales) scaled |= s.workload == pr.workload;
     if (!scaled) continue;
-    nlohmann::json e = nlohmann::json::array(), u = nlohmann::json::array();
-    for (int n : counts) {
-      e.push_back(n == pr.ranks ? value(100 * pr.speedup / n) : nlohmann::json(nullptr));
-      u.push_back(n == pr.ranks ? value(pr.speedup) : nlohmann::json(nullptr));
-    }
-    auto styled = [&](nlohmann::json d) {
-      d["pointStyle"] = "triangle", d["pointRadius"] = 7, d["showLine"] = false;
-      return d;
-    };
-    efficiency.push_back(styled(dataset("predicted: " + pr.base_label, e, 6)));
-    speedup.push_back(styled(dataset("predicted: " + pr.base_label, u, 6)));
+    nlohmann::json data = nlohmann::json::array();
+    for (int n : counts) data.push_back(n == pr.ranks ? figure(pr.speedup, n) : nlohmann::json(nullptr));
+    nlohmann::json d = dataset("predicted: " + pr.base_label, data, 6);
+    d["pointStyle"] = "triangle", d["pointRadius"] = 7, d["showLine"] = false;
+    datasets.push_back(d);
   }
   // Ideal: efficiency 100%, speed-up n / first count.
-  nlohmann::json ideal_e = nlohmann::json::array(), ideal_u = nlohmann::json::array();
-  for (int n : counts) ideal_e.push_back(100.0), ideal_u.push_back(static_cast<double>(n) / *counts.begin());
-  auto dashed = [](nlohmann::json d) {
-    d["borderDash"] = {6, 4}, d["pointRadius"] = 0;
-    return d;
-  };
-  efficiency.push_back(dashed(dataset("ideal", ideal_e, 9)));
-  speedup.push_back(dashed(dataset("ideal (linear)", ideal_u, 9)));
-  page.chart("Scaling efficiency: throughput(n) / (n · throughput(first count))",
-             line_chart(labels, efficiency, "processes", "efficiency (%)"));
-  page.chart("Speed-up against the first process count", line_chart(labels, speedup, "processes", "speed-up"));
-  page.table({"configuration", "processes", "throughput", "speed-up", "efficiency"}, rows);
+  nlohmann::json ideal = nlohmann::json::array();
+  for (int n : counts) ideal.push_back(efficiency ? 100.0 : static_cast<double>(n) / *counts.begin());
+  nlohmann::json d = dataset(efficiency ? "ideal" : "ideal (linear)", ideal, 9);
+  d["borderDash"] = {6, 4}, d["pointRadius"] = 0;
+  datasets.push_back(d);
+  if (efficiency)
+    page.chart("Scaling efficiency: throughput(n) / (n · throughput(first count))",
+               line_chart(labels, datasets, "processes", "efficiency (%)"));
+  else
+    page.chart("Speed-up against the first process count", line_chart(labels, datasets, "processes", "speed-up"));
 }
 
-void dispersion_section(Page& page, const ReportModel& m) {
-  page.heading(2, "Run-to-run dispersion of iteration times");
+void dispersion_chart(Page& page, const ReportModel& m) {
   std::vector<std::string> labels;
   nlohmann::json band = nlohmann::json::array(), lows = nlohmann::json::array(), highs = nlohmann::json::array();
-  std::vector<std::vector<std::string>> rows;
   for (const auto& r : m.runs) {
     if (r.times.empty()) continue;
     const double med = percentile(r.times, 0.5);
@@ -567,11 +485,7 @@ void dispersion_section(Page& page, const ReportModel& m) {
     band.push_back({rel(0.05), rel(0.95)});
     lows.push_back(rel(0));
     highs.push_back(rel(1));
-    rows.push_back({r.label, std::to_string(r.times.size()), format_ms(med), format_signed_percent(rel(0) / 100),
-                    format_signed_percent(rel(0.05) / 100), format_signed_percent(rel(0.95) / 100),
-                    format_signed_percent(rel(1) / 100), format_percent(r.cv)});
   }
-  if (labels.empty()) return page.not_available("no result file with measured iterations");
   nlohmann::json config = {
       {"type", "bar"},
       {"data",
@@ -596,7 +510,38 @@ void dispersion_section(Page& page, const ReportModel& m) {
            {"backgroundColor", color(2)}}}}}},
       {"options", {{"scales", {{"y", {{"title", axis_title("% from the run's median iteration time")}}}}}}}};
   page.chart("Iteration times relative to each run's median", config, 360);
-  page.table({"configuration", "iterations", "median", "min", "p5", "p95", "max", "CV"}, rows);
+}
+
+void draw_chart(Page& page, const ReportModel& m, const ReportChart& c) {
+  switch (c.kind) {
+    case ReportChartKind::kThroughput: return throughput_chart(page, m);
+    case ReportChartKind::kAbChange: return ab_change_chart(page, m);
+    case ReportChartKind::kSweep: return sweep_charts(page, m.sweeps[c.index]);
+    case ReportChartKind::kMemoryAtPeak: return memory_at_peak_chart(page, m);
+    case ReportChartKind::kMemoryTimeline: return memory_timeline_chart(page, m.runs[c.index]);
+    case ReportChartKind::kPhases: return phases_chart(page, m);
+    case ReportChartKind::kRoofline: return roofline_chart(page, m.runs[c.index]);
+    case ReportChartKind::kOpClasses: return op_classes_chart(page, m);
+    case ReportChartKind::kLayers: return layers_chart(page, m.runs[c.index]);
+    case ReportChartKind::kScalingEfficiency: return scaling_chart(page, m, true);
+    case ReportChartKind::kScalingSpeedup: return scaling_chart(page, m, false);
+    case ReportChartKind::kDispersion: return dispersion_chart(page, m);
+  }
+}
+
+void html_part(Page& page, const ReportModel& m, const ReportPart& part) {
+  if (const auto* h = std::get_if<ReportSubheading>(&part))
+    page.heading(3, h->text);
+  else if (const auto* p = std::get_if<ReportParagraph>(&part))
+    page.paragraph(p->text);
+  else if (const auto* l = std::get_if<ReportList>(&part))
+    page.list(l->items);
+  else if (const auto* t = std::get_if<ReportTable>(&part))
+    page.table(t->header, t->rows);
+  else if (const auto* c = std::get_if<ReportChart>(&part))
+    draw_chart(page, m, *c);
+  else if (const auto* n = std::get_if<ReportNotAvailable>(&part))
+    page.not_available(n->reason);
 }
 
 }  // namespace
@@ -604,46 +549,10 @@ void dispersion_section(Page& page, const ReportModel& m) {
 std::string render_html(const ReportModel& m) {
   Page page;
   page.heading(1, "tbd report: " + m.source);
-  std::string machines;
-  for (const auto& e : m.environments) machines += (machines.empty() ? "" : "; ") + e;
-  page.paragraph("Machines: " + (machines.empty() ? std::string("not recorded") : machines) + ".");
-  ab_section(page, m);
-  page.heading(2, "Runs");
-  if (m.runs.empty()) {
-    page.not_available("no result files in this folder (only scaling files or indexes)");
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& r : m.runs)
-      rows.push_back({r.label + (r.partial ? " (partial)" : ""), format_number(r.throughput) + " " + r.unit,
-                      format_ms(r.median_s), format_percent(r.cv), format_percent(r.cpu), format_percent(r.flops),
-                      format_bytes(r.peak_bytes), r.file});
-    page.table(
-        {"configuration", "throughput", "median iteration", "CV", "CPU util.", "FLOP/s of peak", "peak memory", "file"},
-        rows);
-    throughput_section(page, m);
+  for (const auto& section : report_sections(m)) {
+    if (!section.title.empty()) page.heading(2, section.title);
+    for (const auto& part : section.parts) html_part(page, m, part);
   }
-  findings_section(page, m);
-  if (!m.not_run.empty()) {
-    page.heading(2, "Failed, out-of-memory and skipped runs");
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& n : m.not_run) rows.push_back({n.what, n.status, n.error, n.file});
-    page.table({"run", "status", "error", "recorded in"}, rows);
-  }
-  sweep_section(page, m);
-  page.heading(2, "GPU: FLOP/s, utilisation, kernels and the caching allocator");
-  if (const auto rows = gpu_table_rows(m); rows.empty())
-    page.not_available(kNoGpuReason);
-  else
-    page.table(gpu_table_header(), rows);
-  memory_section(page, m);
-  memory_timeline_section(page, m);
-  phases_section(page, m);
-  roofline_section(page, m);
-  ops_section(page, m);
-  layers_section(page, m);
-  scaling_section(page, m);
-  predictions_section(page, m);
-  dispersion_section(page, m);
   page.paragraph("Charts by Chart.js " + std::string(chart_js_version()) +
                  " (MIT licence), inlined: this file needs no network.");
   return page.html("tbd report: " + m.source);

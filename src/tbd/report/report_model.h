@@ -1,5 +1,7 @@
-// What `tbd report` shows, gathered once from a folder of results and then
-// rendered as Markdown (markdown_report) or self-contained HTML (html_report).
+// What `tbd report` shows, gathered once from a folder of results through
+// the typed document readers, then laid out by the report's outline
+// (report_outline) and rendered as Markdown (markdown_report) or
+// self-contained HTML (html_report).
 #pragma once
 
 #include <map>
@@ -7,67 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "tbd/report/result_document.h"
 #include "tbd/report/result_set.h"
 
 namespace tbd {
 
-// A run's roofline (roofline probe with measured ceilings): the units with
-// FLOPs as points, the ceilings, the operator time by bound and where the
-// most time lies above a ceiling.
-struct RooflinePoint {
-  std::string op;
-  double intensity = 0, flops_per_s = 0, seconds = 0;
+// A result file's run as the report shows it: its figures, its label, the
+// file it came from and what its figures mean (findings_of).
+struct ReportRun : ResultDocument {
+  std::string label, file;
+  std::vector<std::string> findings;
 };
-struct RooflineView {
-  bool judged = false;
-  double peak_flops_per_s = 0, bandwidth_bytes_per_s = 0;
-  std::vector<RooflinePoint> points;
-  double compute_s = 0, memory_s = 0, overhead_s = 0;  // operator time per iteration by bound
-  std::string top_op, top_bound;                       // the unit with the most headroom
-  double top_headroom_s = 0;
-};
-
-// A named layer's operator self time per iteration (ops probe) and, with
-// the roofline probe, the bound most of its time has and its headroom.
-struct LayerTime {
-  std::string layer;
-  double forward_ms = 0, backward_ms = 0, share = 0;
-  std::string bound;       // empty: no roofline verdicts
-  double headroom_ms = 0;  // NaN: no roofline verdicts
-};
-
-// The memory probe's timeline: live bytes by category (memory_categories()
-// order) at each recorded point of the instrumented iterations.
-struct MemoryTimeline {
-  std::vector<double> t_s;
-  std::vector<std::vector<double>> bytes;  // [category][point]
-};
-
-struct ReportRun {
-  std::string label, file, workload, unit;
-  long long batch = 0;
-  double throughput = 0, median_s = 0, cv = 0, cpu = 0, flops = 0;  // NaN where a probe did not run
-  double ci_low = 0, ci_high = 0;  // the throughput's 95% CI over repetitions; NaN without one
-  long long peak_bytes = -1;
-  bool partial = false;
-  std::vector<double> times;
-  std::vector<std::pair<std::string, long long>> memory;   // category, bytes at the peak (empty: no memory probe)
-  std::vector<std::pair<std::string, double>> op_classes;  // class, share of operator self time (empty: no ops probe)
-  std::vector<std::pair<std::string, double>> phases_ms;   // phase, ms per iteration (empty: not recorded)
-  RooflineView roofline;                                   // judged: false without the probe or its ceilings
-  std::vector<LayerTime> layers;                           // largest first, "(no layer)" last; empty: no ops probe
-  MemoryTimeline memory_timeline;                          // empty: no memory probe
-  std::vector<std::string> findings;                       // findings_of(result)
-  // CUDA runs (NaN / -1 where not measured): achieved FLOP/s, NVML
-  // utilisation, Kineto kernel-busy share, CUDA-event iteration time, the
-  // caching allocator's reserved peak and fragmentation.
-  bool on_gpu = false;
-  double achieved_flops = 0, gpu_util = 0, kernel_busy = 0, device_median_s = 0, fragmentation = 0;
-  long long reserved_bytes = -1;
-};
-
-// The phases of a result's `phases` section, in the order an iteration runs them.
-const std::vector<std::string>& report_phases();  // data, forward, backward, communication, optimizer, other
 
 struct SweepPoint {
   long long batch = 0;
@@ -154,23 +106,5 @@ std::string render_html(const ReportModel& model);
 // and U+2029 written as \u escapes (the same JSON value), so no text from a
 // result file can close the element or open an HTML comment in it.
 std::string json_for_script(const nlohmann::json& value);
-
-// The GPU table of both renderers: header and one row per CUDA run (empty
-// when no run used a GPU).
-std::vector<std::string> gpu_table_header();
-std::vector<std::vector<std::string>> gpu_table_rows(const ReportModel& model);
-
-// A run's per-layer table, both renderers: the largest `limit` layers.
-std::vector<std::string> layer_table_header();
-std::vector<std::vector<std::string>> layer_table_rows(const ReportRun& run, size_t limit = 12);
-
-// The predictions and A/B tables of both renderers.
-std::vector<std::string> prediction_table_header();
-std::vector<std::vector<std::string>> prediction_table_rows(const ReportModel& model);
-std::vector<std::string> ab_table_header();
-std::vector<std::vector<std::string>> ab_table_rows(const AbView& ab);
-
-// The memory categories in the order of DESIGN.md (bottom to top of a stacked bar).
-const std::vector<std::string>& memory_categories();
 
 }  // namespace tbd

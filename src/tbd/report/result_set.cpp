@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -24,8 +25,6 @@ nlohmann::json read_json(const std::string& file) {
                 "); was it truncated? Re-run the benchmark that wrote it, or remove the file");
   }
 }
-
-bool is_number(const nlohmann::json& j) { return j.is_number(); }
 
 // What report and compare read from a document, by JSON type. A field that
 // is present with another type (a string where a number belongs, null, ...)
@@ -303,40 +302,32 @@ std::string configuration_label(const nlohmann::json& r) {
   return label;
 }
 
-double median_iteration_s(const nlohmann::json& r) {
-  if (r.contains("summary") && r["summary"].contains("median_s") && r["summary"]["median_s"].is_number())
-    return r["summary"]["median_s"].get<double>();
-  return NAN;
-}
+double median_iteration_s(const nlohmann::json& r) { return fields::number_or_nan(r, {"summary", "median_s"}); }
 
 double throughput_of(const nlohmann::json& r) {
-  if (r.contains("distributed") && r["distributed"].is_object() && r["distributed"].contains("global_samples_per_s"))
-    return r["distributed"]["global_samples_per_s"].get<double>();
-  const auto& t = r["throughput"];
-  return t.contains("samples_per_s") && is_number(t["samples_per_s"]) ? t["samples_per_s"].get<double>() : NAN;
+  if (const auto global = fields::number(r, {"distributed", "global_samples_per_s"})) return *global;
+  return fields::number_or_nan(r, {"throughput", "samples_per_s"});
 }
 
-std::string throughput_unit(const nlohmann::json& r) { return r["throughput"].value("unit", "samples/s"); }
-
-double cpu_utilisation(const nlohmann::json& r) {
-  if (r.contains("cpu") && r["cpu"].contains("utilisation") && r["cpu"]["utilisation"].is_number())
-    return r["cpu"]["utilisation"].get<double>();
-  return NAN;
+std::string throughput_unit(const nlohmann::json& r) {
+  return fields::string(r, {"throughput", "unit"}).value_or("samples/s");
 }
+
+double cpu_utilisation(const nlohmann::json& r) { return fields::number_or_nan(r, {"cpu", "utilisation"}); }
 
 double flops_utilisation(const nlohmann::json& r) {
-  if (r.contains("flops") && r["flops"].contains("utilization") && r["flops"]["utilization"].contains("measured") &&
-      r["flops"]["utilization"]["measured"].is_number())
-    return r["flops"]["utilization"]["measured"].get<double>();
-  return NAN;
+  return fields::number_or_nan(r, {"flops", "utilization", "measured"});
 }
 
 long long peak_memory_bytes(const nlohmann::json& r) {
-  if (r.contains("memory") && r["memory"].contains("peak_bytes") && r["memory"]["peak_bytes"].is_number())
-    return r["memory"]["peak_bytes"].get<long long>();
-  return -1;
+  return fields::integer(r, {"memory", "peak_bytes"}).value_or(-1);
 }
 
-std::vector<double> iteration_times(const nlohmann::json& r) { return r["iterations"].get<std::vector<double>>(); }
+std::vector<double> iteration_times(const nlohmann::json& r) {
+  std::vector<double> times;
+  for (const auto& t : fields::array(r, {"iterations"}))
+    if (t.is_number()) times.push_back(t.get<double>());
+  return times;
+}
 
 }  // namespace tbd

@@ -28,7 +28,7 @@ struct ChildOutcome {
 // Runs `args` (args[0]: the program) with stdout and stderr appended to
 // `log_path`, and waits for it. The child dies with this process
 // (core/child_process.h); SIGINT and SIGTERM this process receives
-// (measure/interrupt.h) are forwarded to it.
+// (core/interrupt.h) are forwarded to it.
 ChildOutcome run_child(const std::vector<std::string>& args, const std::string& log_path);
 
 // "tbd run W --scale tiny" as one line, for logs and error messages.

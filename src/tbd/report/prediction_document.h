@@ -1,0 +1,74 @@
+// A tbd.prediction/1 document (`tbd predict --out`) read into types: the one
+// place the prediction kinds are told apart, for the report's predictions
+// table and predict's own text (prediction_text). Fields that are missing or
+// of another type read as absent (NaN, none, empty), never as an error.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tbd {
+
+enum class PredictionKind { kDataParallel, kClassSpeedup, kRoofline, kMemoryLimit, kUnknown };
+
+// The check `tbd predict --check` ran: a measured data-parallel run, a
+// memory sweep, or the reason none could run.
+struct PredictionCheck {
+  enum class Kind { kNotAvailable, kMeasuredRun, kMemorySweep } kind = Kind::kNotAvailable;
+  std::string not_available;  // kNotAvailable: why
+  // kMeasuredRun: the measured global throughput (the mean over runs), the
+  // prediction's relative error, the last run's file and the noise.
+  double measured_global_samples_per_s = 0, error = 0;
+  std::string result;
+  size_t runs = 0;
+  std::optional<double> process_cv, repetition_cv;
+  // kMemorySweep: the sweep's index and where it first ran out of memory.
+  std::string sweep;
+  std::optional<long long> measured_first_out_of_memory_batch;
+  std::optional<double> doubling_steps_off;
+};
+
+// A data-parallel step's predicted ms per iteration, term by term.
+struct PredictedIteration {
+  double data = 0, forward = 0, backward = 0, communication_exposed = 0, bucket_copies = 0, optimizer = 0, other = 0,
+         straggler = 0, total = 0;
+};
+
+struct ClassFactor {
+  std::string name;  // "?" when absent
+  double factor = 0;
+};
+
+// One prediction; the fields of kinds other than its own keep their defaults
+// (NaN for figures).
+struct Prediction {
+  PredictionKind kind = PredictionKind::kUnknown;
+  std::string unit = "samples/s";
+  // kDataParallel
+  int ranks = 0;
+  double global_samples_per_s = 0, per_rank_samples_per_s = 0, efficiency = 0;
+  PredictedIteration step_ms;
+  std::string rank_phases, allreduce;
+  double sparse_allreduce_ms = 0;  // 0: no sparse gradients
+  // kDataParallel, kClassSpeedup, kRoofline: against the base.
+  double speedup = 0;
+  // kClassSpeedup, kRoofline
+  std::vector<ClassFactor> classes;
+  double samples_per_s = 0, base_iteration_ms = 0, iteration_ms = 0;
+  // kMemoryLimit
+  double limit_bytes = 0, fixed_bytes = 0, per_sample_bytes = 0;
+  std::optional<long long> largest_fitting_batch, first_out_of_memory_doubling;  // none: null or absent
+  std::optional<PredictionCheck> check;                                          // --check not asked
+};
+
+struct PredictionDocument {
+  std::string base, base_label;  // the base result's file and configuration label ("?" when absent)
+  std::vector<Prediction> predictions;
+};
+
+PredictionDocument read_prediction_document(const nlohmann::json& doc);
+
+}  // namespace tbd
