@@ -18,9 +18,9 @@
 
 #include "tbd/core/phases.h"
 #include "tbd/core/rng.h"
+#include "tbd/core/statistics.h"
 #include "tbd/measure/probes/probe.h"
 #include "tbd/measure/runner.h"
-#include "tbd/core/statistics.h"
 #include "tbd/workloads/registry.h"
 
 namespace {

@@ -8,10 +8,10 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
-#include "tbd/report/compare.h"
-#include "tbd/report/compare_statistics.h"
 #include "tbd/output/csv_log.h"
 #include "tbd/output/mllog.h"
+#include "tbd/report/compare.h"
+#include "tbd/report/compare_statistics.h"
 #include "tbd/report/result_set.h"
 #include "test_util.h"
 

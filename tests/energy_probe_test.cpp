@@ -8,10 +8,10 @@
 
 #include "tbd/core/options.h"
 #include "tbd/core/workload.h"
-#include "tbd/measure/probes/energy_probe.h"
-#include "tbd/measure/probes/gpu_probe.h"
 #include "tbd/measure/machine/nvml.h"
 #include "tbd/measure/machine/rapl.h"
+#include "tbd/measure/probes/energy_probe.h"
+#include "tbd/measure/probes/gpu_probe.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd {

@@ -6,8 +6,8 @@
 #include "tbd/core/workload.h"
 #include "tbd/measure/probes/memory_probe.h"
 #include "tbd/measure/probes/memory_tracker.h"
-#include "tbd/measure/runner.h"
 #include "tbd/measure/probes/trace_probe.h"
+#include "tbd/measure/runner.h"
 #include "test_util.h"
 
 #include <unistd.h>

@@ -131,10 +131,13 @@ TEST(RunOptionTable, BadRecordedValuesNameTheKey) {
 }
 
 TEST(RunOptionTable, WholeNumbersAreReadAsTyped) {
-  EXPECT_NE(error_of<UsageError>([] { parse_flags({"--batch-size", "99999999999999999999"}); })
-                .find("--batch-size: must be at most 1073741824, got '99999999999999999999'"),
+  EXPECT_NE(error_of<UsageError>([] {
+              parse_flags({"--batch-size", "99999999999999999999"});
+            }).find("--batch-size: must be at most 1073741824, got '99999999999999999999'"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([] { parse_flags({"--seed", "-1"}); }).find("--seed: must be a whole number"),
+  EXPECT_NE(error_of<UsageError>([] {
+              parse_flags({"--seed", "-1"});
+            }).find("--seed: must be a whole number"),
             std::string::npos);
   EXPECT_NE(error_of<UsageError>([] { parse_flags({"--threads", "2x"}); }).find("--threads"), std::string::npos);
   EXPECT_NE(error_of<UsageError>([] { parse_flags({"--min-time", "soon"}); }).find("--min-time"), std::string::npos);

@@ -7,10 +7,10 @@
 #include "test_util.h"
 
 #include "tbd/core/error.h"
-#include "tbd/core/workload.h"
 #include "tbd/core/interrupt.h"
-#include "tbd/measure/runner.h"
+#include "tbd/core/workload.h"
 #include "tbd/measure/machine/timing_conditions.h"
+#include "tbd/measure/runner.h"
 
 namespace tbd {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
-#include "tbd/measure/runner.h"
 #include "tbd/measure/probes/trace_probe.h"
+#include "tbd/measure/runner.h"
 #include "test_util.h"
 
 namespace tbd {

@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "tbd/core/number_text.h"
 #include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
 #include "tbd/report/compare.h"
 
 namespace tbd::cli {

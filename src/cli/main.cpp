@@ -1,9 +1,9 @@
 // tbd: training benchmarks for deep neural networks.
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>

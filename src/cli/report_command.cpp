@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
-#include "tbd/report/report_model.h"
 #include "tbd/output/result_file.h"
+#include "tbd/report/report_model.h"
 #include "tbd/report/result_set.h"
 
 namespace tbd::cli {

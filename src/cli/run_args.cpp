@@ -17,7 +17,8 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
     const std::string flag = spec.flag;
     CLI::Option* option = nullptr;
     if (spec.takes == RunOptionSpec::Takes::nothing) {
-      option = cmd.add_flag_callback(flag, [&a, flag] { a.given.emplace_back(flag, ""); }, spec.help);
+      option = cmd.add_flag_callback(
+          flag, [&a, flag] { a.given.emplace_back(flag, ""); }, spec.help);
     } else if (spec.takes == RunOptionSpec::Takes::values) {
       option = cmd.add_option_function<std::vector<std::string>>(
           flag,

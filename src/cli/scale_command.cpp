@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/study_command.h"
 #include "cli/run_args.h"
+#include "cli/study_command.h"
 #include "tbd/study/scale.h"
 
 namespace tbd::cli {

@@ -7,8 +7,8 @@
 
 #include "cli/byte_size.h"
 #include "cli/commands.h"
-#include "cli/study_command.h"
 #include "cli/run_args.h"
+#include "cli/study_command.h"
 #include "tbd/study/child_run.h"
 #include "tbd/study/sweep.h"
 

@@ -129,7 +129,8 @@ std::vector<Spec> make_table() {
              auto [key, value] = parse_setting(v);
              if (key == "bucket_mb") {  // the one run-wide setting: every workload's all-reduce buckets
                const auto mb = real_from_text(value);
-               if (!mb) throw UsageError("--set bucket_mb=" + value + ": give a number of megabytes, e.g. bucket_mb=25");
+               if (!mb)
+                 throw UsageError("--set bucket_mb=" + value + ": give a number of megabytes, e.g. bucket_mb=25");
                o.bucket_mb = *mb;
                return;
              }

@@ -26,9 +26,9 @@ namespace tbd {
 
 struct RunOptionSpec {
   enum class Takes {
-    value,      // --iters 4
-    values,     // --set a=1 --set b=2: repeatable, each adds
-    nothing,    // --json: a switch
+    value,    // --iters 4
+    values,   // --set a=1 --set b=2: repeatable, each adds
+    nothing,  // --json: a switch
   };
   std::string flag;          // "--batch-size"
   std::string json_key;      // "batch_size" in workload.options; empty: not recorded

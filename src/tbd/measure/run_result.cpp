@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "tbd/measure/run_session.h"
 #include "tbd/measure/machine/timing_conditions.h"
+#include "tbd/measure/run_session.h"
 
 namespace tbd {
 namespace {

@@ -20,9 +20,9 @@
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/process_group.h"
 #include "tbd/measure/machine/device.h"
+#include "tbd/measure/machine/timing_conditions.h"
 #include "tbd/measure/probes/probe.h"
 #include "tbd/measure/runner.h"
-#include "tbd/measure/machine/timing_conditions.h"
 
 namespace tbd {
 
@@ -40,7 +40,7 @@ struct WallClock {
 };
 
 struct Session {
-  RunOptions options;  // resolved: batch size, threads, rank and world size filled in
+  RunOptions options;    // resolved: batch size, threads, rank and world size filled in
   DistEnvironment dist;  // the launcher's variables (RANK, WORLD_SIZE, ...), read once
   c10::Device device{c10::kCPU};
   Workload* workload = nullptr;

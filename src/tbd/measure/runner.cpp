@@ -16,16 +16,16 @@
 #include <optional>
 
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/core/rng.h"
+#include "tbd/core/statistics.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/dist/dist_environment.h"
 #include "tbd/measure/machine/environment.h"
-#include "tbd/measure/probes/execution_trace.h"
-#include "tbd/core/interrupt.h"
 #include "tbd/measure/ops/kernel_summary.h"
-#include "tbd/measure/run_session.h"
-#include "tbd/core/statistics.h"
+#include "tbd/measure/probes/execution_trace.h"
 #include "tbd/measure/probes/trace_probe.h"
+#include "tbd/measure/run_session.h"
 
 namespace tbd {
 namespace {

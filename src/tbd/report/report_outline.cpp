@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "tbd/core/number_format.h"
-#include "tbd/measure/ops/layer_attribution.h"
 #include "tbd/core/statistics.h"
+#include "tbd/measure/ops/layer_attribution.h"
 
 namespace tbd {
 namespace {

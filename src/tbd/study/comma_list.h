@@ -20,6 +20,8 @@ inline std::vector<std::string> split_commas(const std::string& text) {
   return parts;
 }
 
-inline std::string join_commas(const std::vector<std::string>& parts) { return fmt::format("{}", fmt::join(parts, ",")); }
+inline std::string join_commas(const std::vector<std::string>& parts) {
+  return fmt::format("{}", fmt::join(parts, ","));
+}
 
 }  // namespace tbd

@@ -13,6 +13,7 @@
 #include "tbd/core/error.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/run_option_table.h"
+#include "tbd/core/statistics.h"
 #include "tbd/dist/dist_environment.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
@@ -20,13 +21,12 @@
 #include "tbd/measure/machine/ceilings.h"
 #include "tbd/measure/probes/probe.h"
 #include "tbd/measure/runner.h"
-#include "tbd/core/statistics.h"
+#include "tbd/output/result_file.h"
 #include "tbd/predict/bucket_allreduce.h"
 #include "tbd/predict/data_parallel_model.h"
 #include "tbd/predict/memory_model.h"
 #include "tbd/predict/op_speedup_model.h"
 #include "tbd/report/prediction_text.h"
-#include "tbd/output/result_file.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/child_run.h"
 #include "tbd/study/sweep.h"
@@ -199,8 +199,8 @@ nlohmann::json check_memory(const PredictRequest& request, const RunOptions& bas
   sweep.program = request.program;
   std::vector<std::string> command = {request.program, "sweep", base.workload};
   command.insert(command.end(), sweep.run.tokens.begin(), sweep.run.tokens.end());
-  command.insert(command.end(), {"--batch-sizes", "auto", "--memory-limit",
-                                 std::to_string(request.memory_limit_bytes), "--out", sweep.out});
+  command.insert(command.end(), {"--batch-sizes", "auto", "--memory-limit", std::to_string(request.memory_limit_bytes),
+                                 "--out", sweep.out});
   sweep.command = command_line(command);
   std::ofstream log(fs::path(dir) / "sweep.log");
   const nlohmann::json points = run_sweep(sweep, log).document.at("points");
@@ -208,9 +208,8 @@ nlohmann::json check_memory(const PredictRequest& request, const RunOptions& bas
   for (const auto& p : points)
     if (p.value("status", std::string()) == "out_of_memory") first_oom = p["batch_size"].get<long long>();
   const std::string index = (fs::path(sweep.out) / "sweep.json").string();
-  nlohmann::json out = {{"command", sweep.command},
-                        {"sweep", index},
-                        {"measured_largest_fitting_batch", largest_fitting_batch(points)}};
+  nlohmann::json out = {
+      {"command", sweep.command}, {"sweep", index}, {"measured_largest_fitting_batch", largest_fitting_batch(points)}};
   const auto& predicted = prediction["first_out_of_memory_doubling"];
   if (first_oom > 0 && predicted.is_number()) {
     out["measured_first_out_of_memory_batch"] = first_oom;

@@ -19,19 +19,19 @@
 namespace tbd {
 
 struct PredictRequest {
-  std::string base;                    // a single-process result file (tbd run --out)
-  int nproc = 0;                       // data-parallel ranks to predict; 0: none
-  double bucket_mb = 25;               // gradient bucket size of the predicted run
-  bool overlap = true;                 // all-reduce during backward (--dist-overlap on)
-  double bus_gbps = 0, latency_us = 0; // > 0: a ring model instead of measuring here
+  std::string base;                        // a single-process result file (tbd run --out)
+  int nproc = 0;                           // data-parallel ranks to predict; 0: none
+  double bucket_mb = 25;                   // gradient bucket size of the predicted run
+  bool overlap = true;                     // all-reduce during backward (--dist-overlap on)
+  double bus_gbps = 0, latency_us = 0;     // > 0: a ring model instead of measuring here
   std::map<std::string, double> speedups;  // operator class -> factor (--faster)
-  bool roofline = false;               // every operator at its roofline ceiling
-  long long memory_limit_bytes = 0;    // > 0: the batch size at which peak memory exceeds this
-  bool check = false;                  // run the predicted configuration and report the error
-  int runs = 1;                        // rounds of each measurement (processes are the unit of noise)
-  std::string dir;                     // folder for measured runs; empty: predict-WORKLOAD
-  std::string out;                     // write the prediction document here; empty: none
-  std::string program;                 // this tbd, which the copies and checks execute
+  bool roofline = false;                   // every operator at its roofline ceiling
+  long long memory_limit_bytes = 0;        // > 0: the batch size at which peak memory exceeds this
+  bool check = false;                      // run the predicted configuration and report the error
+  int runs = 1;                            // rounds of each measurement (processes are the unit of noise)
+  std::string dir;                         // folder for measured runs; empty: predict-WORKLOAD
+  std::string out;                         // write the prediction document here; empty: none
+  std::string program;                     // this tbd, which the copies and checks execute
   // This command line: the all-reduce workers re-execute it with
   // --calibrate-into FILE (each worker then runs run_predict_worker).
   std::vector<std::string> command;

@@ -1,5 +1,5 @@
-#include "tbd/core/number_text.h"
 #include "tbd/study/scale.h"
+#include "tbd/core/number_text.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/measure/machine/environment.h"
-#include "tbd/core/interrupt.h"
 #include "tbd/output/mllog.h"
 #include "tbd/output/progress.h"
 #include "tbd/output/result_file.h"

@@ -1,5 +1,5 @@
-#include "tbd/core/number_text.h"
 #include "tbd/study/sweep.h"
+#include "tbd/core/number_text.h"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/core/number_format.h"
 #include "tbd/measure/machine/environment.h"
-#include "tbd/core/interrupt.h"
 #include "tbd/output/mllog.h"
 #include "tbd/output/progress.h"
 #include "tbd/output/result_file.h"

@@ -13,9 +13,9 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "tbd/optim/clipped_step.h"
 #include "tbd/core/workload.h"
 #include "tbd/data/batch_source.h"
+#include "tbd/optim/clipped_step.h"
 
 namespace tbd {
 

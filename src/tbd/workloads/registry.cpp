@@ -35,8 +35,8 @@ std::vector<std::string> workload_names() {
 std::unique_ptr<Workload> create_workload(const std::string& name) {
   for (const auto& e : workload_registry())
     if (e.name == name) return e.create();
-  throw UsageError(
-      fmt::format("unknown workload '{}'; known workloads: {} (see `tbd list`)", name, fmt::join(workload_names(), ", ")));
+  throw UsageError(fmt::format("unknown workload '{}'; known workloads: {} (see `tbd list`)", name,
+                               fmt::join(workload_names(), ", ")));
 }
 
 }  // namespace tbd

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <vector>
 
+#include "tbd/core/statistics.h"
 #include "tbd/core/utc_time.h"
 #include "tbd/measure/machine/device.h"
 #include "tbd/measure/machine/peak.h"
-#include "tbd/core/statistics.h"
 
 namespace tbd {
 namespace {

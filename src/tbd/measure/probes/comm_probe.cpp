@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "tbd/core/options.h"
-#include "tbd/dist/gradient_reducer.h"
 #include "tbd/core/statistics.h"
+#include "tbd/dist/gradient_reducer.h"
 
 namespace tbd {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "tbd/measure/machine/nvml.h"
-#include "tbd/measure/probes/probe.h"
 #include "tbd/measure/machine/rapl.h"
+#include "tbd/measure/probes/probe.h"
 
 namespace tbd {
 

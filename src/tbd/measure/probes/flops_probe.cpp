@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "tbd/core/workload.h"
-#include "tbd/measure/ops/flop_rules.h"
 #include "tbd/measure/machine/peak.h"
+#include "tbd/measure/ops/flop_rules.h"
 
 namespace tbd {
 namespace {

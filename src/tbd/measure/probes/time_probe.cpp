@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "tbd/core/workload.h"
 #include "tbd/core/statistics.h"
+#include "tbd/core/workload.h"
 
 namespace tbd {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tbd/measure/probes/probe.h"
 #include "tbd/core/statistics.h"
+#include "tbd/measure/probes/probe.h"
 
 namespace tbd {
 
