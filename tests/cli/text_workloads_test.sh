@@ -79,6 +79,12 @@ ids=$(python3 -c 'print(*[(i * 37) % 511 for i in range(400)])')  # below tiny's
 shard "$WORK/shard.bin" 20240520 1 400 H $ids
 expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/shard.bin" --out "$WORK/tok.json"
 json_check "$WORK/tok.json" 'r["workload"]["configuration"]["data"].endswith("shard.bin (llm.c shard (version 1, uint16 tokens), 1 file, 400 tokens)")'
+# Training on a token file learns: one 50-token sentence repeated (end-of-text 511 between copies).
+# shellcheck disable=SC2046
+shard "$WORK/learn.bin" 20240520 1 4080 H $(python3 -c 'print(*((list(range(0, 500, 10)) + [511]) * 80))')
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 60 --set dropout=0 --set lr=3e-3 \
+  --data "$WORK/learn.bin" --out "$WORK/learn.json"
+json_check "$WORK/learn.json" 'r["loss"]["last_measured"] < 0.5 * r["loss"]["first_measured"]'
 # GPT-2's own ids (end-of-text 50256) do not fit the tiny model: exit 1 naming file, offset and vocabulary.
 shard "$WORK/gpt2.bin" 20240520 1 40 H $(python3 -c 'print(*([50256] + list(range(39))))')
 expect_exit 1 "gpt2.bin: byte offset 1024: token id 50256 is outside the model's vocabulary of 512 ids" -- \
