@@ -65,6 +65,44 @@ expect_exit 1 "empty.txt: the file is empty" -- run gpt "${tiny[@]}" --data "$WO
 expect_exit 2 "/dev/null: not a regular file" -- run gpt "${tiny[@]}" --data /dev/null
 out="$("$TBD" run gpt "${tiny[@]}" --data /dev/null 2>&1)"
 echo "$out" | grep -q "no such file" && fail "gpt --data /dev/null says 'no such file': $out"
+# Token files for gpt (llm.c shards, nanoGPT .bin), chosen by format over text.
+# shard FILE MAGIC VERSION COUNT FMT IDS...: an llm.c shard (256 int32 header, then the ids).
+shard() {
+  python3 -c 'import struct, sys
+f, magic, version, count, fmt = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
+ids = [int(x) for x in sys.argv[6:]]
+h = [0] * 256; h[0], h[1], h[2] = magic, version, count
+open(f, "wb").write(struct.pack("<256i", *h) + struct.pack("<%d%s" % (len(ids), fmt), *ids))' "$@"
+}
+ids=$(python3 -c 'print(*[(i * 37) % 511 for i in range(400)])')  # below tiny's vocabulary of 512
+# shellcheck disable=SC2086
+shard "$WORK/shard.bin" 20240520 1 400 H $ids
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 3 --data "$WORK/shard.bin" --out "$WORK/tok.json"
+json_check "$WORK/tok.json" 'r["workload"]["configuration"]["data"].endswith("shard.bin (llm.c shard (version 1, uint16 tokens), 1 file, 400 tokens)")'
+# Training on a token file learns: one 50-token sentence repeated (end-of-text 511 between copies).
+# shellcheck disable=SC2046
+shard "$WORK/learn.bin" 20240520 1 4080 H $(python3 -c 'print(*((list(range(0, 500, 10)) + [511]) * 80))')
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 60 --set dropout=0 --set lr=3e-3 \
+  --data "$WORK/learn.bin" --out "$WORK/learn.json"
+json_check "$WORK/learn.json" 'r["loss"]["last_measured"] < 0.5 * r["loss"]["first_measured"]'
+# GPT-2's own ids (end-of-text 50256) do not fit the tiny model: exit 1 naming file, offset and vocabulary.
+shard "$WORK/gpt2.bin" 20240520 1 40 H $(python3 -c 'print(*([50256] + list(range(39))))')
+expect_exit 1 "gpt2.bin: byte offset 1024: token id 50256 is outside the model's vocabulary of 512 ids" -- \
+  run gpt "${tiny[@]}" --data "$WORK/gpt2.bin"
+# A truncated body, a wrong version, a file shorter than one window: exit 1 naming the offset.
+# shellcheck disable=SC2086
+shard "$WORK/trunc.bin" 20240520 1 500 H $ids
+expect_exit 1 "trunc.bin: byte offset 1824: truncated body" -- run gpt "${tiny[@]}" --data "$WORK/trunc.bin"
+shard "$WORK/v2.bin" 20240520 2 3 H 1 2 3
+expect_exit 1 "v2.bin: byte offset 4: version 2 does not go with magic 20240520" -- run gpt "${tiny[@]}" --data "$WORK/v2.bin"
+shard "$WORK/few.bin" 20240520 1 3 H 1 2 3
+expect_exit 1 "few.bin: byte offset 1030: the data ends after 3 tokens" -- run gpt "${tiny[@]}" --data "$WORK/few.bin"
+# nanoGPT's headerless train.bin in a folder beside val.bin: the train file is read.
+mkdir -p "$WORK/nano"
+python3 -c 'import struct; open("'"$WORK"'/nano/train.bin", "wb").write(struct.pack("<300H", *[(i * 7) % 500 for i in range(300)]))'
+printf 'x' > "$WORK/nano/val.bin"  # odd-sized: reading it would fail
+expect_exit 0 "throughput" -- run gpt "${tiny[@]}" --repeat 1 --iters 2 --data "$WORK/nano" --out "$WORK/nano.json"
+json_check "$WORK/nano.json" '"nanoGPT .bin (uint16 tokens), 1 file, 300 tokens" in r["workload"]["configuration"]["data"]'
 # An empty vocabulary file says it is the vocabulary that is empty.
 cp -r "$WORK/iwslt" "$WORK/emptyvocab"
 : > "$WORK/emptyvocab/vocab.vi"

@@ -29,6 +29,7 @@ int tbd_fuzz_movielens(const uint8_t*, size_t);
 int tbd_fuzz_parallel_text(const uint8_t*, size_t);
 int tbd_fuzz_pascal_voc(const uint8_t*, size_t);
 int tbd_fuzz_result(const uint8_t*, size_t);
+int tbd_fuzz_token_file(const uint8_t*, size_t);
 }
 
 int main(int argc, char** argv) {
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
                                                      {"movielens", tbd_fuzz_movielens},
                                                      {"parallel_text", tbd_fuzz_parallel_text},
                                                      {"pascal_voc", tbd_fuzz_pascal_voc},
-                                                     {"result", tbd_fuzz_result}};
+                                                     {"result", tbd_fuzz_result},
+                                                     {"token_file", tbd_fuzz_token_file}};
   const auto target = argc >= 2 ? targets.find(argv[1]) : targets.end();
   if (target == targets.end()) {
     std::fprintf(stderr, "usage: fuzz_replay TARGET FOLDER_OR_FILE...; TARGET is one of:");

@@ -6,7 +6,6 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/batch_pool.h"
 #include "tbd/data/dataset_paths.h"
 #include "tbd/data/text_lines.h"
 
@@ -98,14 +97,6 @@ TokenBatch TokenWindows::make(int64_t k) const {
       out[r][j] = (*tokens_)[static_cast<size_t>(o + j + 1)];
     }
   }
-  return batch;
-}
-
-Batch to_training_batch(const TokenBatch& b, c10::Device device) {
-  Batch batch;
-  batch.inputs = {to_device(b.inputs, device)};
-  batch.targets = {to_device(b.targets, device)};
-  batch.samples = b.inputs.numel();
   return batch;
 }
 

@@ -14,22 +14,13 @@
 
 #include "tbd/data/prefetcher.h"
 #include "tbd/data/shard.h"
+#include "tbd/data/token_batch.h"
 
 namespace tbd {
-
-struct Batch;  // tbd/core/workload.h
 
 // Throws UsageError for a missing path or a folder without files, Error
 // naming the file for an empty file and FILE:LINE for invalid UTF-8.
 std::vector<int32_t> read_byte_tokens(const std::string& path, int32_t end_of_text);
-
-struct TokenBatch {       // int64 on the CPU
-  torch::Tensor inputs;   // [B, T]
-  torch::Tensor targets;  // [B, T] the next token of each input position
-};
-
-// The batch as a language model trains on it, on `device`; samples: tokens.
-Batch to_training_batch(const TokenBatch& b, c10::Device device);
 
 // Endless batches of random windows of T+1 tokens (nanoGPT's sampling);
 // window offsets of batch k come from a seed derived from k.

@@ -12,6 +12,7 @@
 #include "tbd/core/rng.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/data/synthetic_text.h"
+#include "tbd/data/token_file_windows.h"
 #include "tbd/nn/gpt.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/recipe.h"
@@ -45,7 +46,9 @@ class GptWorkload final : public Recipe<nn::Gpt> {
         .name = "gpt",
         .domain = "language modelling",
         .model = "GPT-2 small: 12 layers, d 768, 12 heads, context 1024, tied embeddings (Radford et al. 2019), AdamW",
-        .dataset = "synthetic Zipf-distributed tokens, or plain UTF-8 text as byte tokens (--data FILE or DIR)",
+        .dataset =
+            "synthetic Zipf-distributed tokens, GPT-2 token files (llm.c shards, nanoGPT .bin), or plain "
+            "UTF-8 text as byte tokens (--data FILE or DIR)",
         .sample_unit = "tokens",
         .default_batch = 8,
         .settings = {real_setting("lr", 6e-4, 0.0, 1e12, "AdamW learning rate (nanoGPT's GPT-2 peak)"),
@@ -68,12 +71,18 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     config_ = config_for(options.scale);
     config_.dropout = settings.real("dropout");
     const auto end_of_text = static_cast<int32_t>(config_.vocabulary - 1);  // GPT-2: 50256 <|endoftext|>
-    if (!options.data_path.empty()) {
+    const Shard shard{options.rank, options.world_size};
+    if (!options.data_path.empty() && is_token_data(options.data_path)) {
+      // Already tokenized (llm.c shards, nanoGPT .bin): ids checked against this scale's vocabulary.
+      auto stream = std::make_shared<const TokenStream>(token_files(options.data_path), config_.vocabulary);
+      data_description_ = options.data_path + " (" + stream->description() + ")";
+      batches_ = read_dataset<TokenFileWindows>(device, std::move(stream), batch_size_, config_.context, options.seed,
+                                                options.data_workers, shard);
+    } else if (!options.data_path.empty()) {
       auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ =
-          read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed, options.data_workers,
-                                     options.data_path, Shard{options.rank, options.world_size});
+      batches_ = read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed,
+                                            options.data_workers, options.data_path, shard);
       data_description_ = options.data_path + " (byte tokens)";
     } else {
       batches_ = BatchSource(synthetic_batches(options.data_seed()));
