@@ -7,7 +7,7 @@
 namespace tbd {
 namespace {
 
-const nlohmann::json* find(const nlohmann::json& j, std::initializer_list<const char*> path) {
+const nlohmann::json* at_path(const nlohmann::json& j, std::initializer_list<const char*> path) {
   const nlohmann::json* at = &j;
   for (const char* key : path) {
     if (!at->is_object() || !at->contains(key)) return nullptr;
@@ -20,8 +20,8 @@ const nlohmann::json* find(const nlohmann::json& j, std::initializer_list<const 
 
 std::optional<nlohmann::json> model_flops_utilisation(const nlohmann::json& result, const nlohmann::json& peaks,
                                                       const std::string& dtype) {
-  const auto* per_token = find(result, {"workload", "configuration", "model_flops", "per_token"});
-  const auto* rate = find(result, {"throughput", "samples_per_s"});
+  const auto* per_token = at_path(result, {"workload", "configuration", "model_flops", "per_token"});
+  const auto* rate = at_path(result, {"throughput", "samples_per_s"});
   if (!per_token || !per_token->is_number() || !rate || !rate->is_number()) return std::nullopt;
   const double tokens_per_s = rate->get<double>(), flops_per_token = per_token->get<double>();
   const double model_flops_per_s = flops_per_token * tokens_per_s;

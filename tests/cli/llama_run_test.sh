@@ -1,0 +1,31 @@
+# tbd list and tbd run for llama, and the LLM figures of every token
+# workload (tokens/s per device, MFU against each peak) in the result and
+# the summary line.
+source "$(dirname "$0")/lib.sh"
+tiny=(--scale tiny --threads 1 --warmup 1 --repeat 1 --iters 2 --probes time)
+
+# tbd list: the published count of the default size (8b), computed, not allocated.
+expect_exit 0 "llama +language modelling +tokens +1 +8,030,261,248" -- list
+expect_exit 0 "size +default 8b" -- list llama
+
+# A tiny run: tokens/s per device is the throughput, MFU its model FLOPs over each peak.
+expect_exit 0 "MFU +[0-9.e+-]+ tokens/s per device; MFU " -- run llama "${tiny[@]}" --out "$WORK/llama.json"
+json_check "$WORK/llama.json" 'r["mfu"]["tokens_per_s_per_device"] == r["throughput"]["samples_per_s"] > 0'
+json_check "$WORK/llama.json" 'r["mfu"]["model_flops_per_token"] == r["workload"]["configuration"]["model_flops"]["per_token"]'
+json_check "$WORK/llama.json" 'all(isinstance(r["mfu"]["mfu"][k], float) or r["mfu"]["mfu"][k]["not_available"] for k in ("measured", "datasheet"))'
+json_check "$WORK/llama.json" 'not isinstance(r["mfu"]["mfu"]["datasheet"], float) or abs(r["mfu"]["mfu"]["datasheet"] * r["mfu"]["peak"]["datasheet"]["flops_per_s"] - r["mfu"]["model_flops_per_s"]) < 1e-6 * r["mfu"]["model_flops_per_s"]'
+json_check "$WORK/llama.json" 'r["workload"]["configuration"]["kv_heads"] < r["workload"]["configuration"]["heads"]'
+json_check "$WORK/llama.json" 'r["workload"]["configuration"]["learning_rate"]["steps"] >= 3'
+# The tied sizes at tiny scale: fewer parameters (no lm_head).
+expect_exit 0 "parameters +131,392" -- run llama "${tiny[@]}" --set size=1b
+# gpt is a token workload too; ncf is not.
+expect_exit 0 "MFU " -- run gpt "${tiny[@]}" --out "$WORK/gpt.json"
+json_check "$WORK/gpt.json" 'r["mfu"]["tokens_per_s_per_device"] == r["throughput"]["samples_per_s"]'
+"$TBD" run ncf "${tiny[@]}" --quiet --out "$WORK/ncf.json" || fail "ncf run exited $?"
+json_check "$WORK/ncf.json" '"mfu" not in r'
+
+# Usage errors: exit 2.
+expect_exit 2 "bad value '13b' for setting size of llama" -- run llama "${tiny[@]}" --set size=13b
+expect_exit 2 "llama reads token files once the token reader lands" -- run llama "${tiny[@]}" --data "$WORK/llama.json"
+
+finish
