@@ -28,4 +28,11 @@ json_check "$WORK/ncf.json" '"mfu" not in r'
 expect_exit 2 "bad value '13b' for setting size of llama" -- run llama "${tiny[@]}" --set size=13b
 expect_exit 2 "llama reads token files once the token reader lands" -- run llama "${tiny[@]}" --data "$WORK/llama.json"
 
+# 8b on a CPU with less than its 128.5 GB of model state available: refused
+# before anything is allocated (the OOM killer would end it without a word).
+available_kb="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"
+if [ "${available_kb:-0}" -gt 0 ] && [ "$available_kb" -lt 120000000 ]; then
+  expect_exit 1 "llama 8b needs 128.5 GB for its fp32 weights, gradients and AdamW moments" -- run llama --iters 1
+fi
+
 finish

@@ -7,11 +7,14 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
 
+#include <fmt/format.h>
+
 #include <random>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/synthetic_text.h"
+#include "tbd/dist/local_capacity.h"
 #include "tbd/nn/llama.h"
 #include "tbd/nn/model_flops.h"
 #include "tbd/optim/fast_optimizers.h"
@@ -95,6 +98,7 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
     batch_size_ = options.batch_size;
     size_ = settings.text("size");
     config_ = config_for(options.scale, settings);
+    if (device.is_cpu()) refuse_what_cannot_fit();
     batches_ = BatchSource(synthetic_batches(options.data_seed()));
     place(nn::Llama(config_), device);
     max_gradient_norm_ = settings.real("max_gradient_norm");
@@ -170,6 +174,22 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
   }
 
  private:
+  // The full sizes on a CPU: fp32 weights, gradients and AdamW's two moments
+  // are 16 bytes per parameter (8b: 128 GB). Past the memory available the
+  // kernel's OOM killer would end the run (and maybe others) without a word:
+  // refuse first, naming the sizes that fit.
+  void refuse_what_cannot_fit() const {
+    const int64_t available = local_capacity().available_bytes;
+    const int64_t parameters = nn::llama_parameter_count(config_);
+    const double need = 16.0 * static_cast<double>(parameters);
+    if (available <= 0 || need <= static_cast<double>(available)) return;
+    throw Error(fmt::format(
+        "llama {} needs {:.1f} GB for its fp32 weights, gradients and AdamW moments (16 bytes x {} parameters), "
+        "more than the {:.1f} GB of memory available here: choose a smaller --set size, --scale small or tiny, "
+        "or a machine with more memory",
+        size_, need / 1e9, parameters, static_cast<double>(available) / 1e9));
+  }
+
   // Four batches of packed sequences of Zipf-distributed token ids (word
   // frequencies of natural text), resident on the device.
   BatchPool synthetic_batches(uint64_t seed) const {
