@@ -26,6 +26,8 @@ TEST(Peak, CpuFlopsPerCycleFromIsa) {
 TEST(Peak, GpuDatasheetTable) {
   EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H100 80GB HBM3", "bf16"), 989e12);
   EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H100 PCIe", "fp32"), 51e12);
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H100 NVL", "bf16"), 835e12);  // not the SXM part's 989
+  EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA B200", "bf16"), 2250e12);
   EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA H200", "tf32"), 495e12);
   EXPECT_DOUBLE_EQ(gpu_datasheet_flops("NVIDIA A100-SXM4-40GB", "fp32"), 19.5e12);
   EXPECT_EQ(gpu_datasheet_flops("Some Future GPU", "fp32"), 0);

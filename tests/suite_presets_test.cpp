@@ -22,6 +22,10 @@ TEST(SuitePresets, QuickTransformerBatchHoldsSentencesNotAHandfulOfTokens) {
   EXPECT_GE(std::stoll(value_of(args, "--batch-size")), 256);
 }
 
+TEST(SuitePresets, GpuLlamaIsTheSizeWhoseStatesFitOneGpu) {
+  EXPECT_EQ(value_of(suite_preset_options("gpu", "llama"), "--set"), "size=1b");  // 8b's fp32 states: 128 GB
+}
+
 TEST(SuitePresets, EveryPresetRepeatsSoCompareHasUnits) {
   for (const auto& preset : suite_preset_names())
     for (const auto& entry : workload_registry()) {

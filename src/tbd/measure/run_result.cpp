@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "tbd/measure/machine/peak.h"
 #include "tbd/measure/machine/timing_conditions.h"
+#include "tbd/measure/model_flops_utilisation.h"
 #include "tbd/measure/run_session.h"
 
 namespace tbd {
@@ -48,6 +50,19 @@ void headline_global_throughput(const Session& s, std::vector<std::pair<std::str
                                           "throughput; global batch {})",
                                           s.distributed["global_samples_per_s"].get<double>(), unit,
                                           s.options.world_size, s.options.batch_size * s.options.world_size)});
+}
+
+// Token workloads (a model_flops.per_token in their configuration): tokens/s
+// per device and MFU, in the result and next to the throughput line.
+void add_mfu(const Session& s, nlohmann::json& result, std::vector<std::pair<std::string, std::string>>& lines) {
+  if (!result["workload"]["configuration"].contains("model_flops")) return;
+  const std::string dtype = to_string(s.options.precision);
+  const auto section = model_flops_utilisation(result, peaks_for_run(s.device, s.options.threads, dtype), dtype);
+  if (!section) return;
+  result["mfu"] = *section;
+  auto at = lines.begin();
+  while (at != lines.end() && at->first != "throughput") ++at;
+  lines.insert(at == lines.end() ? at : at + 1, {"MFU", mfu_summary(*section)});
 }
 
 }  // namespace
@@ -117,6 +132,7 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
     p->contribute(result);
     for (auto& line : p->summary_lines()) outcome.summary.push_back(line);
   }
+  add_mfu(s, result, outcome.summary);
   headline_global_throughput(s, outcome.summary);
   if (result.contains("trace") && result["trace"].contains("error"))
     outcome.summary.push_back({"trace", "NOT WRITTEN: " + result["trace"]["error"].get<std::string>()});

@@ -85,8 +85,4 @@ int64_t GptImpl::parameters_without_positions() const {
   return count_parameters(*this) - position_embedding_->weight.numel();
 }
 
-int64_t palm_flops_per_token(int64_t n, int64_t layers, int64_t heads, int64_t head_size, int64_t context) {
-  return 6 * n + 12 * layers * heads * head_size * context;
-}
-
 }  // namespace tbd::nn

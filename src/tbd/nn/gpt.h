@@ -16,6 +16,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "tbd/nn/attention.h"
+#include "tbd/nn/model_flops.h"  // palm_flops_per_token, for gpt's model FLOPs
 
 namespace tbd::nn {
 
@@ -57,10 +58,5 @@ class GptImpl : public torch::nn::Module {
   torch::nn::Dropout dropout_{nullptr};
 };
 TORCH_MODULE(Gpt);
-
-// Model FLOPs per token for training (PaLM, Chowdhery et al. 2022, appendix
-// B): 6N for the weight GEMMs forward and backward, plus 12·L·H·Q·T for
-// attention scores and values (L layers, H heads, Q head size, T context).
-int64_t palm_flops_per_token(int64_t n, int64_t layers, int64_t heads, int64_t head_size, int64_t context);
 
 }  // namespace tbd::nn

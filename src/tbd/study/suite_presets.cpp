@@ -49,6 +49,9 @@ std::vector<std::string> gpu_options(const std::string& workload) {
   std::vector<std::string> args = {"--scale", "full", "--warmup", "3", "--iters", "4", "--repeat", "3"};
   args.insert(args.end(), {"--probes", join_commas(default_probes()) + ",gpu"});
   if (auto it = batch.find(workload); it != batch.end()) args.insert(args.end(), {"--batch-size", it->second});
+  // Llama 3.1 8B's fp32 weights, gradients and AdamW moments are 128 GB: more
+  // than one GPU holds without sharding. 1B's are 20 GB.
+  if (workload == "llama") args.insert(args.end(), {"--set", "size=1b"});
   return args;
 }
 

@@ -22,6 +22,7 @@ const std::vector<RegistryEntry>& workload_registry() {
       {"ncf", make_ncf},
       {"dlrm", make_dlrm},
       {"gpt", make_gpt},
+      {"llama", make_llama},
   };
   return entries;
 }

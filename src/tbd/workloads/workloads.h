@@ -13,6 +13,7 @@ std::unique_ptr<Workload> make_seq2seq();
 std::unique_ptr<Workload> make_transformer();
 std::unique_ptr<Workload> make_faster_rcnn();
 std::unique_ptr<Workload> make_gpt();
+std::unique_ptr<Workload> make_llama();
 std::unique_ptr<Workload> make_deepspeech2();
 std::unique_ptr<Workload> make_ncf();
 std::unique_ptr<Workload> make_dlrm();
