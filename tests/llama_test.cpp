@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 
@@ -199,10 +200,17 @@ TEST(Llama, ModelFlopsArePalmsWithoutTheUntiedEmbedding) {
   }
 }
 
-TEST(Llama, DataIsRefusedUntilTheTokenReaderLands) {
-  const std::string e =
+TEST(Llama, DataNamesAMissingPathAndRefusesText) {
+  const std::string missing =
       error_of<UsageError>([] { WorkloadUnderTest t("llama", Scale::tiny, {}, 1, c10::ScalarType::Float, "x.bin"); });
-  EXPECT_NE(e.find("llama reads token files once the token reader lands"), std::string::npos) << e;
+  EXPECT_NE(missing.find("--data x.bin: no such file or folder"), std::string::npos) << missing;
+  const auto text = std::filesystem::temp_directory_path() / "tbd_llama_text.txt";
+  std::ofstream(text) << "raw text, not token ids\n";
+  const std::string e = error_of<UsageError>(
+      [&] { WorkloadUnderTest t("llama", Scale::tiny, {}, 1, c10::ScalarType::Float, text.string()); });
+  EXPECT_NE(e.find("llama --data reads token files"), std::string::npos) << e;
+  EXPECT_NE(e.find("tokenize it first"), std::string::npos) << e;
+  std::filesystem::remove(text);
 }
 
 // Writes tiny models' weights, input ids, logits and loss for

@@ -28,6 +28,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
       {"--optimizer-impl", {"loop"}},
       {"--memory-format", {"channels_last"}},
       {"--host-allocator", {"system"}},
+      {"--activation-checkpointing", {"selective=3"}},
       {"--threads", {"3"}},
       {"--scale", {"tiny"}},
       {"--set", {"depth=101", "width=2"}},

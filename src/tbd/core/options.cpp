@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
 #include "tbd/core/rng.h"
 
 namespace tbd {
@@ -86,6 +87,48 @@ HostAllocator parse_host_allocator(const std::string& text) {
   if (text == "retain") return HostAllocator::retain;
   if (text == "system") return HostAllocator::system;
   throw UsageError("--host-allocator must be retain or system, got '" + text + "'");
+}
+
+bool ActivationCheckpointing::checkpoints(int64_t index) const {
+  switch (mode) {
+    case Mode::none: return false;
+    case Mode::full: return true;
+    case Mode::selective: return (index + 1) % every == 0;
+  }
+  return false;
+}
+
+std::string to_string(const ActivationCheckpointing& c) {
+  switch (c.mode) {
+    case ActivationCheckpointing::Mode::none: return "none";
+    case ActivationCheckpointing::Mode::full: return "full";
+    case ActivationCheckpointing::Mode::selective: return "selective=" + std::to_string(c.every);
+  }
+  return "?";
+}
+
+ActivationCheckpointing parse_activation_checkpointing(const std::string& text) {
+  using Mode = ActivationCheckpointing::Mode;
+  ActivationCheckpointing c;
+  if (text == "none") return c;
+  if (text == "full") {
+    c.mode = Mode::full;
+    return c;
+  }
+  const std::string selective = "selective";
+  if (text == selective) {
+    c.mode = Mode::selective;
+    return c;
+  }
+  const std::string hint =
+      "--activation-checkpointing must be none, full, selective or selective=K (K a whole number in [1, " +
+      std::to_string(kMaxCheckpointEvery) + "]: every K-th transformer block), got '" + text + "'";
+  if (text.rfind(selective + "=", 0) != 0) throw UsageError(hint);
+  const auto k = unsigned_from_text(text.substr(selective.size() + 1));
+  if (!k || *k < 1 || *k > static_cast<unsigned long long>(kMaxCheckpointEvery)) throw UsageError(hint);
+  c.mode = Mode::selective;
+  c.every = static_cast<int>(*k);
+  return c;
 }
 
 int max_threads() {

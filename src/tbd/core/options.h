@@ -32,6 +32,28 @@ enum class MemoryFormat { automatic, channels_last, contiguous };
 // each iteration faults them in again. An ablation switch.
 enum class HostAllocator { retain, system };
 
+// Which transformer blocks re-run their forward in backward instead of
+// keeping their activations (src/tbd/nn/activation_checkpoint.h): none;
+// full, every block; selective=K, every K-th block (torchtitan's layer-wise
+// selective mode; `selective` alone is K 2). Memory for compute: the
+// recomputed FLOPs are counted apart (docs/metrics.md#flops, HFU).
+struct ActivationCheckpointing {
+  enum class Mode { none, full, selective };
+  Mode mode = Mode::none;
+  int every = 2;  // selective: the K of every K-th block
+  bool enabled() const { return mode != Mode::none; }
+  // Whether block `index` (0-based, in forward order) is checkpointed. Under
+  // selective=K these are the K-th, 2K-th, ... blocks counting from 1, as
+  // torchtitan counts them (its block counter is incremented before the test).
+  bool checkpoints(int64_t index) const;
+  bool operator==(const ActivationCheckpointing& o) const {
+    return mode == o.mode && (mode != Mode::selective || every == o.every);
+  }
+};
+
+// The most K of selective=K: more blocks than any model has is a typing mistake.
+inline constexpr int kMaxCheckpointEvery = 10000;
+
 const char* to_string(Scale s);
 const char* to_string(Precision p);
 const char* to_string(OptimizerImpl impl);
@@ -42,6 +64,10 @@ Precision parse_precision(const std::string& text);           // throws UsageErr
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
 HostAllocator parse_host_allocator(const std::string& text);  // throws UsageError
+
+std::string to_string(const ActivationCheckpointing& c);  // none, full, selective=K
+// Throws UsageError naming the accepted values.
+ActivationCheckpointing parse_activation_checkpointing(const std::string& text);
 
 // Larger batches are typing mistakes, not workloads (and overflow sizes).
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
@@ -54,6 +80,8 @@ struct RunOptions {
   OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
   MemoryFormat memory_format = MemoryFormat::automatic;
   HostAllocator host_allocator = HostAllocator::retain;
+  // Workloads with transformer blocks only (WorkloadInfo::checkpointable_blocks).
+  ActivationCheckpointing activation_checkpointing;
   int threads = 0;  // intra-op threads; 0: LibTorch's default
   Scale scale = Scale::full;
   std::map<std::string, std::string> settings;  // --set key=value, validated by the workload

@@ -106,6 +106,15 @@ std::vector<Spec> make_table() {
        .configuration = true,
        .parse = [](RunOptions& o, const std::string& v) { o.host_allocator = parse_host_allocator(v); },
        .record = [](const RunOptions& o) { return Json(to_string(o.host_allocator)); }});
+  add({.flag = "--activation-checkpointing",
+       .json_key = "activation_checkpointing",
+       .help = "Transformer blocks that re-run their forward in backward instead of keeping activations: none, "
+               "full (every block) or selective=K (every K-th; selective: K 2); gpt and transformer",
+       .default_text = "none",
+       .configuration = true,
+       .parse = [](RunOptions& o,
+                   const std::string& v) { o.activation_checkpointing = parse_activation_checkpointing(v); },
+       .record = [](const RunOptions& o) { return Json(to_string(o.activation_checkpointing)); }});
   add({.flag = "--threads",
        .json_key = "threads",
        .help = "Intra-op threads (default: LibTorch's choice)",

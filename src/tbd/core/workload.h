@@ -40,6 +40,10 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   // batch B trains at lr * B / lr_reference_batch (scaled_lr()). 0: "lr" is
   // used as given, whatever the batch.
   double lr_reference_batch = 0;
+  // The model is a stack of transformer blocks that --activation-checkpointing
+  // can re-run in backward (nn/activation_checkpoint.h); false: the option is
+  // refused (check_activation_checkpointing_supported, workloads/registry.h).
+  bool checkpointable_blocks = false;
 };
 
 // The learning rate a run at `batch_size` trains with under info's scaling rule.

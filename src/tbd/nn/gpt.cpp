@@ -6,6 +6,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/parameter_set.h"
+#include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
@@ -75,7 +76,11 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
   }
   {
     LayerScope layer("blocks");
-    for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+    for (int64_t i = 0; i < config_.layers; ++i) {
+      auto block = blocks_->ptr<GptBlockImpl>(i);
+      x = checkpoint_if(config_.checkpointing.checkpoints(i), *block,
+                        [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0]); }, {x});
+    }
   }
   LayerScope layer("head");                                                  // ln_f and the tied output projection
   return torch::nn::functional::linear(ln_f_(x), token_embedding_->weight);  // tied, no bias

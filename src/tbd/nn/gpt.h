@@ -15,6 +15,7 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "tbd/core/options.h"
 #include "tbd/nn/attention.h"
 #include "tbd/nn/model_flops.h"  // palm_flops_per_token, for gpt's model FLOPs
 
@@ -25,6 +26,7 @@ struct GptConfig {  // defaults: GPT-2 small
   int64_t context = 1024;
   int64_t layers = 12, heads = 12, d_model = 768;
   double dropout = 0.1;
+  ActivationCheckpointing checkpointing;  // blocks that re-run their forward in backward
 };
 
 class GptBlockImpl : public torch::nn::Module {

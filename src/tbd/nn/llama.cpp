@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "tbd/core/error.h"
+#include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
@@ -194,7 +195,13 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& ids) {
   {
     LayerScope layer("blocks");
     const auto cos = rope_cos_.narrow(0, 0, t), sin = rope_sin_.narrow(0, 0, t);
-    for (const auto& block : *layers) x = block->as<LlamaBlock>()->forward(x, cos, sin);
+    for (int64_t i = 0; i < config_.layers; ++i) {
+      auto block = layers->ptr<LlamaBlockImpl>(i);
+      x = checkpoint_if(
+          config_.checkpointing.checkpoints(i), *block,
+          [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0], in[1], in[2]); },
+          {x, cos, sin});
+    }
   }
   LayerScope layer("head");  // final norm and output projection
   return at::linear(norm(x), output_weight());

@@ -18,6 +18,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "tbd/core/options.h"
+
 namespace tbd::nn {
 
 // Llama 3.1's rotary frequency scaling ("rope_type": "llama3"): wavelengths
@@ -40,6 +42,7 @@ struct LlamaConfig {  // defaults: Llama 3.1 8B
   double norm_eps = 1e-5;
   double rope_theta = 500000.0;
   LlamaRopeScaling rope_scaling;
+  ActivationCheckpointing checkpointing;  // blocks that re-run their forward in backward
 };
 
 // The published sizes: "1b", "3b" (Llama 3.2), "8b", "70b" (Llama 3.1).

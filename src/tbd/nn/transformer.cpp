@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
 
@@ -114,6 +115,7 @@ torch::Tensor TransformerImpl::embed(const torch::Tensor& ids) {
 torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch::Tensor& source_lengths,
                                        const torch::Tensor& target_input) {
   const auto source_mask = key_padding_mask(source_lengths, source.size(1));
+  const ActivationCheckpointing& checkpointing = config_.checkpointing;
   torch::Tensor memory, h;
   {
     LayerScope scope("embedding");  // shared by source, target and the output projection
@@ -121,7 +123,12 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
   }
   {
     LayerScope scope("encoder");
-    for (const auto& layer : *encoder_) memory = layer->as<EncoderLayer>()->forward(memory, source_mask);
+    for (int64_t i = 0; i < config_.encoder_layers; ++i) {
+      auto layer = encoder_->ptr<EncoderLayerImpl>(i);
+      memory = checkpoint_if(checkpointing.checkpoints(i), *layer,
+                             [layer](const std::vector<torch::Tensor>& in) { return layer->forward(in[0], in[1]); },
+                             {memory, source_mask});
+    }
   }
   {
     LayerScope scope("embedding");
@@ -129,7 +136,12 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
   }
   {
     LayerScope scope("decoder");
-    for (const auto& layer : *decoder_) h = layer->as<DecoderLayer>()->forward(h, memory, source_mask);
+    for (int64_t i = 0; i < config_.decoder_layers; ++i) {
+      auto layer = decoder_->ptr<DecoderLayerImpl>(i);
+      h = checkpoint_if(checkpointing.checkpoints(config_.encoder_layers + i), *layer,
+                        [layer](const std::vector<torch::Tensor>& in) { return layer->forward(in[0], in[1], in[2]); },
+                        {h, memory, source_mask});
+    }
   }
   LayerScope scope("embedding");
   return torch::nn::functional::linear(h, embedding_->weight);  // tied output projection, no bias

@@ -14,6 +14,7 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "tbd/core/options.h"
 #include "tbd/nn/attention.h"
 #include "tbd/nn/positional_encoding.h"
 
@@ -26,6 +27,9 @@ struct TransformerConfig {  // defaults: Transformer base
   double dropout = 0.1;       // on each sub-layer output and on embeddings + positions
   int64_t max_length = 1024;  // rows of the position table
   int64_t pad = 0;            // id of <pad>: its embedding stays zero
+  // Layers that re-run their forward in backward, counted over the encoder's
+  // layers and then the decoder's (one stack of blocks, in forward order).
+  ActivationCheckpointing checkpointing;
 };
 
 // Position-wise feed-forward network: Linear(d, ffn) → ReLU → Linear(ffn, d).

@@ -28,6 +28,14 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
                      o.batch_size, w.value("batch_unit", w.at("sample_unit").get<std::string>()),
                      to_string(o.precision), o.device, o.threads, o.threads == 1 ? "" : "s",
                      o.data_path.empty() ? "synthetic" : o.data_path);
+  if (o.activation_checkpointing.enabled()) {
+    const auto& c = o.activation_checkpointing;
+    const std::string which = c.mode == ActivationCheckpointing::Mode::full
+                                  ? "every transformer block"
+                                  : fmt::format("one transformer block in {} (the last of each {})", c.every, c.every);
+    out << fmt::format("  {:<12}activation checkpointing {}: {} re-runs its forward in backward\n", "checkpoint",
+                       to_string(c), which);
+  }
   if (!o.settings.empty()) {
     std::vector<std::string> given;
     for (const auto& [key, value] : o.settings) given.push_back(key + "=" + value);

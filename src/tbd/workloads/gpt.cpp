@@ -57,7 +57,8 @@ class GptWorkload final : public Recipe<nn::Gpt> {
                      real_setting("dropout", 0.1, 0.0, 0.99, "dropout on embeddings, attention and residual branches"),
                      real_setting("max_gradient_norm", 1.0, 0.0, 1e12,
                                   "clip gradients to this global norm (0: no clipping)")},
-        .batch_unit = "sequences"};
+        .batch_unit = "sequences",
+        .checkpointable_blocks = true};
     return info;
   }
 
@@ -70,6 +71,7 @@ class GptWorkload final : public Recipe<nn::Gpt> {
     batch_size_ = options.batch_size;
     config_ = config_for(options.scale);
     config_.dropout = settings.real("dropout");
+    config_.checkpointing = options.activation_checkpointing;
     const auto end_of_text = static_cast<int32_t>(config_.vocabulary - 1);  // GPT-2: 50256 <|endoftext|>
     const Shard shard{options.rank, options.world_size};
     if (!options.data_path.empty() && is_token_data(options.data_path)) {

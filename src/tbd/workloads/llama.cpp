@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <random>
 
 #include "tbd/core/error.h"
@@ -78,7 +79,8 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
                                   "clip gradients to this global norm (0: no clipping)"),
                      bool_setting("rope_scaling", true,
                                   "Llama 3.1's rotary frequency scaling (factor 8 for 8b and 70b, 32 for 1b and 3b)")},
-        .batch_unit = "sequences"};
+        .batch_unit = "sequences",
+        .checkpointable_blocks = true};
     return info;
   }
 
@@ -95,11 +97,12 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
     batch_size_ = options.batch_size;
     size_ = settings.text("size");
     config_ = config_for(options.scale, settings);
+    config_.checkpointing = options.activation_checkpointing;
     if (device.is_cpu()) refuse_what_cannot_fit();
     if (!options.data_path.empty()) {
       // Pre-tokenized files only (llm.c shards, nanoGPT .bin): Llama 3's
       // tokenizer is not byte-level, so raw text has no faithful reading.
-      if (!is_token_data(options.data_path))
+      if (std::filesystem::is_regular_file(options.data_path) && !is_token_data(options.data_path))
         throw UsageError("llama --data reads token files (llm.c shards or nanoGPT's headerless .bin); '" +
                          options.data_path +
                          "' is neither: tokenize it first (llm.c's or nanoGPT's prepare scripts) or run without "

@@ -33,6 +33,17 @@ std::vector<std::string> workload_names() {
   return names;
 }
 
+void check_activation_checkpointing_supported(const WorkloadInfo& workload, const RunOptions& options) {
+  if (!options.activation_checkpointing.enabled() || workload.checkpointable_blocks) return;
+  std::vector<std::string> supported;
+  for (const auto& e : workload_registry())
+    if (e.create()->info().checkpointable_blocks) supported.push_back(e.name);
+  throw UsageError(fmt::format(
+      "--activation-checkpointing {}: {} has no transformer blocks to re-run; it applies to {} "
+      "(use --activation-checkpointing none, or leave it out, for {})",
+      to_string(options.activation_checkpointing), workload.name, fmt::join(supported, ", "), workload.name));
+}
+
 std::unique_ptr<Workload> create_workload(const std::string& name) {
   for (const auto& e : workload_registry())
     if (e.name == name) return e.create();

@@ -23,4 +23,9 @@ std::unique_ptr<Workload> create_workload(const std::string& name);
 
 std::vector<std::string> workload_names();
 
+// Throws UsageError when `options` ask for activation checkpointing and the
+// workload has no transformer blocks to checkpoint (WorkloadInfo::
+// checkpointable_blocks), naming the workloads that have them.
+void check_activation_checkpointing_supported(const WorkloadInfo& workload, const RunOptions& options);
+
 }  // namespace tbd

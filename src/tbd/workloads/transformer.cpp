@@ -59,7 +59,8 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
                      bool_setting("reverse", false,
                                   "--data: translate the alphabetically second language into the first")},
         .batch_unit = "tokens",
-        .variable_shapes = true};
+        .variable_shapes = true,
+        .checkpointable_blocks = true};
     return info;
   }
 
@@ -72,6 +73,7 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     batch_tokens_ = options.batch_size;
     nn::TransformerConfig config = config_for(options.scale);
     config.dropout = settings.real("dropout");
+    config.checkpointing = options.activation_checkpointing;
     const int64_t max_length = settings.integer("max_length");
     config.max_length = max_length + 1;  // room for the added <s> or </s>
     if (!options.data_path.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tbd/core/recomputation.h"
 #include "tbd/core/workload.h"
 #include "tbd/measure/machine/peak.h"
 #include "tbd/measure/ops/flop_rules.h"
@@ -29,6 +30,7 @@ std::unique_ptr<at::ObserverContext> flops_on_start(const at::RecordFunction& fn
     const int bucket = tally->phase.load(std::memory_order_relaxed);
     add(tally->flops[bucket], cost.flops);
     if (cost.bytes > 0) add(tally->bytes[bucket], cost.bytes);
+    if (RecomputationScope::active()) add(tally->recomputed, cost.flops);
     std::lock_guard<std::mutex> lock(tally->mutex);
     tally->by_op[name] += cost.flops;
   }
@@ -73,6 +75,25 @@ void FlopsProbe::on_run_start(const RunContext& ctx) {
   peaks_ = peaks_for_run(ctx.device, ctx.options.threads, dtype_);
 }
 
+namespace {
+
+// The rate against each peak (measured, datasheet), or why not.
+nlohmann::json utilization_of(double rate, const nlohmann::json& peaks) {
+  nlohmann::json util = nlohmann::json::object();
+  for (const char* kind : {"measured", "datasheet"}) {
+    const auto& p = peaks.at(kind);
+    if (p.at("flops_per_s").is_number() && rate > 0) {
+      util[kind] = rate / p.at("flops_per_s").get<double>();
+      if (util[kind].get<double>() > 1) util[std::string(kind) + "_above_100_percent"] = above_peak_reason(p);
+    } else
+      util[kind] = {{"value", nullptr},
+                    {"not_available", p.value("not_available", std::string("no timed iteration completed"))}};
+  }
+  return util;
+}
+
+}  // namespace
+
 void FlopsProbe::contribute(nlohmann::json& result) const {
   nlohmann::json f;
   f["unit"] = "FLOP (one multiply-add = 2), per measured iteration unless named otherwise";
@@ -85,55 +106,55 @@ void FlopsProbe::contribute(nlohmann::json& result) const {
     return;
   }
   const double n = static_cast<double>(iterations_);
-  const double total = total_flops();
+  const double hardware = total_flops(), model = model_flops();
   double bytes = 0;
   for (std::size_t b = 0; b < FlopTally::kBuckets; ++b) bytes += this->bytes(b);
   for (Phase p : kPhases) f[to_string(p)] = flops(phase_index(p)) / n;
   f["outside_phases"] = flops(kOutsidePhases) / n;
-  f["per_iteration"] = total / n;
-  f["per_sample"] = samples_ > 0 ? nlohmann::json(total / samples_) : nlohmann::json(nullptr);
+  f["recomputation"] = recomputed_flops() / n;
+  f["per_iteration"] = model / n;
+  f["hardware_per_iteration"] = hardware / n;
+  const auto per_sample = [&](double v) { return samples_ > 0 ? nlohmann::json(v / samples_) : nlohmann::json(); };
+  f["per_sample"] = per_sample(model);
+  f["hardware_per_sample"] = per_sample(hardware);
   f["sample_unit"] = unit_;
-  f["total"] = total;
+  f["total"] = hardware;
   f["instrumented_seconds"] = seconds_;
   // FLOPs per sample (instrumented) × samples per second (timed windows).
-  const double rate = achieved();
+  const double rate = achieved(model), hardware_rate = achieved(hardware);
   f["achieved_flops_per_s"] = rate > 0 ? nlohmann::json(rate) : nlohmann::json(nullptr);
+  f["hardware_achieved_flops_per_s"] = hardware_rate > 0 ? nlohmann::json(hardware_rate) : nlohmann::json(nullptr);
   if (rate <= 0) f["achieved_not_available"] = "no timed iteration completed";
   f["embedding_bag_bytes"] = bytes / n;
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [op, v] : stats()) ops[op] = v / n;
   f["by_op"] = ops;
   f["peak"] = peaks_;
-  nlohmann::json util = nlohmann::json::object();
-  for (const char* kind : {"measured", "datasheet"}) {
-    const auto& p = peaks_.at(kind);
-    if (p.at("flops_per_s").is_number() && rate > 0) {
-      util[kind] = rate / p.at("flops_per_s").get<double>();
-      if (util[kind].get<double>() > 1) util[std::string(kind) + "_above_100_percent"] = above_peak_reason(p);
-    } else
-      util[kind] = {{"value", nullptr},
-                    {"not_available", p.value("not_available", std::string("no timed iteration completed"))}};
-  }
-  f["utilization"] = util;
+  f["utilization"] = utilization_of(rate, peaks_);                    // MFU
+  f["hardware_utilization"] = utilization_of(hardware_rate, peaks_);  // HFU
   result["flops"] = f;
 }
 
-double FlopsProbe::achieved() const {
+double FlopsProbe::achieved(double flops) const {
   if (samples_ <= 0) return 0;
-  return total_flops() / samples_ * timed_.samples_per_s();
+  return flops / samples_ * timed_.samples_per_s();
 }
 
 std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() const {
   if (iterations_ == 0 || samples_ <= 0) return {{"FLOPs", "n/a (no instrumented iteration completed)"}};
-  const double total = total_flops();
+  const double model = model_flops(), recomputed = recomputed_flops();
   const double n = static_cast<double>(iterations_);
-  const double rate = achieved();
+  const double rate = achieved(model), hardware_rate = achieved(total_flops());
   std::vector<std::pair<std::string, std::string>> lines;
   lines.push_back({"FLOPs", fmt::format("{} per sample ({}); {} per iteration: forward {}, backward {}, optimizer {}",
-                                        si(total / samples_, "FLOP"), unit_, si(total / n, "FLOP"),
+                                        si(model / samples_, "FLOP"), unit_, si(model / n, "FLOP"),
                                         si(flops(phase_index(Phase::forward)) / n, "FLOP"),
-                                        si(flops(phase_index(Phase::backward)) / n, "FLOP"),
+                                        si((flops(phase_index(Phase::backward)) - recomputed) / n, "FLOP"),
                                         si(flops(phase_index(Phase::optimizer)) / n, "FLOP"))});
+  if (recomputed > 0)
+    lines.push_back({"recomputed", fmt::format("{} per iteration re-run in backward by activation checkpointing "
+                                               "(hardware FLOPs {} per iteration; model FLOPs above exclude it)",
+                                               si(recomputed / n, "FLOP"), si(total_flops() / n, "FLOP"))});
   if (rate <= 0) return lines;
   lines.push_back({"achieved", si(rate, "FLOP/s") + " (FLOPs per sample × timed samples/s)"});
   for (const char* kind : {"measured", "datasheet"}) {
@@ -145,6 +166,10 @@ std::vector<std::pair<std::string, std::string>> FlopsProbe::summary_lines() con
                                      : p.value("provenance", std::string());
       lines.push_back({"% of peak", fmt::format("{:.1f}% of {} peak {} {} ({})", 100 * rate / peak, kind,
                                                 si(peak, "FLOP/s"), dtype_, source)});
+      if (recomputed > 0)
+        lines.push_back({"", fmt::format("HFU {:.1f}% (hardware FLOPs, recomputation included; the line above is "
+                                         "MFU, model FLOPs)",
+                                         100 * hardware_rate / peak)});
       if (rate > peak) lines.push_back({"", "above 100%: " + above_peak_reason(p)});
     } else {
       lines.push_back(

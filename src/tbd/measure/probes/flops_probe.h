@@ -9,6 +9,12 @@
 // flop_rules at exactly one level of the op tree: the outermost op with a
 // rule on that thread; ops nested inside it (conv2d → convolution →
 // mkldnn_convolution) are not counted again.
+//
+// Activation checkpointing re-runs forwards inside backward; ops counted
+// while the thread is inside such a recomputation (core/recomputation.h)
+// are also tallied apart, so the probe reports hardware FLOPs (everything
+// counted: what the device executed, HFU) and model FLOPs (without the
+// recomputation: what the model needs, MFU; MLPerf's utilisation appendix).
 #pragma once
 
 #include <atomic>
@@ -26,6 +32,7 @@ struct FlopTally : ObserverState {
   static constexpr std::size_t kBuckets = kPhaseCount + 1;
   std::atomic<double> flops[kBuckets]{};
   std::atomic<double> bytes[kBuckets]{};
+  std::atomic<double> recomputed{0};    // of the above, counted inside activation recomputation (all in backward)
   std::map<std::string, double> by_op;  // FLOPs per op name
 };
 
@@ -41,11 +48,14 @@ class FlopsProbe : public OpObserverProbe<FlopTally> {
   // What was counted so far, by bucket (phase_index() or kOutsidePhases).
   double flops(std::size_t bucket) const { return observer_.tally().flops[bucket].load(); }
   double bytes(std::size_t bucket) const { return observer_.tally().bytes[bucket].load(); }
-  double total_flops() const;
+  double total_flops() const;  // hardware FLOPs: everything counted, recomputation included
+  double recomputed_flops() const { return observer_.tally().recomputed.load(); }
+  double model_flops() const { return total_flops() - recomputed_flops(); }
 
  private:
-  double achieved() const;  // FLOP/s of the timed windows; 0 when unknown
-  TimedFigures timed_;      // of the timed windows: what rates divide by
+  // FLOP/s of the timed windows for `flops` counted FLOPs; 0 when unknown.
+  double achieved(double flops) const;
+  TimedFigures timed_;  // of the timed windows: what rates divide by
   std::string unit_, dtype_;
   nlohmann::json peaks_;
 };
