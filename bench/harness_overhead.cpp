@@ -63,8 +63,7 @@ double bare_median(const Plan& p) {
   const int total = o.warmup + o.repeat * o.iters;
   for (int i = 0; i < total; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto batch = w->next_batch();
-    auto out = w->step(batch, phases);
+    auto out = w->step({w->next_batch()}, phases);
     (void)out.loss.item<double>();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (i >= o.warmup) times.push_back(s);

@@ -110,6 +110,9 @@ TEST(DataParallelWorker, TrainsItsShard) {
 //  - dlrm at tiny scale: embedding tables with sparse gradients, which the
 //    reducer all-reduces sparse, on their own, from the second iteration on
 //    (the first learns which gradients are sparse and sends them densified).
+//  - with TBD_TEST_ACCUM=N, each rank takes its part as N micro-batches of
+//    one optimizer step (--grad-accum N): one all-reduce per step, of the
+//    gradients accumulated over the N, gives the same update.
 struct ShardCase {
   std::map<std::string, std::string> settings;
   int64_t per_rank = 3;
@@ -152,8 +155,15 @@ TEST(DataParallelWorker, TrainsItsWorkloadShard) {
   t.phases.set_gradient_sync(&reducer);
   const Batch whole = t.workload->next_batch();
   const Batch mine = rows(whole, env.rank * c.per_rank, c.per_rank);
-  for (int i = 0; i < kSteps; ++i) t.step(mine);
-  if (std::string(workload) == "dlrm") {
+  const int64_t accum = std::getenv("TBD_TEST_ACCUM") ? std::atoi(std::getenv("TBD_TEST_ACCUM")) : 1;
+  ASSERT_EQ(c.per_rank % accum, 0);
+  std::vector<Batch> micro;
+  for (int64_t k = 0; k < accum; ++k) micro.push_back(rows(mine, k * c.per_rank / accum, c.per_rank / accum));
+  for (int i = 0; i < kSteps; ++i) t.step(micro);
+  if (accum > 1) {
+    EXPECT_EQ(reducer.take_history().size(), static_cast<size_t>(kSteps));  // one sync per step
+  }
+  if (std::string(workload) == "dlrm" && accum == 1) {
     const auto history = reducer.take_history();
     ASSERT_EQ(history.size(), static_cast<size_t>(kSteps));
     auto bytes = [](const CommIteration& it) {
@@ -168,16 +178,18 @@ TEST(DataParallelWorker, TrainsItsWorkloadShard) {
   if (env.rank == 0) torch::save(flat(t.workload->state()), out);
 }
 
-void expect_workload_two_ranks_match_one(const std::string& workload, const std::string& overlap) {
+void expect_workload_two_ranks_match_one(const std::string& workload, const std::string& overlap, int accum = 1) {
   testing::TempDir dir;
   const std::string out = dir / "params.pt";
   setenv("TBD_TEST_OUT", out.c_str(), 1);
   setenv("TBD_TEST_WORKLOAD", workload.c_str(), 1);
   setenv("TBD_TEST_OVERLAP", overlap.c_str(), 1);
+  setenv("TBD_TEST_ACCUM", std::to_string(accum).c_str(), 1);
   const int rc = run_local_workers({"tbd_tests", "--gtest_filter=DataParallelWorker.TrainsItsWorkloadShard"}, 2);
   unsetenv("TBD_TEST_OUT");
   unsetenv("TBD_TEST_WORKLOAD");
   unsetenv("TBD_TEST_OVERLAP");
+  unsetenv("TBD_TEST_ACCUM");
   ASSERT_EQ(rc, 0);
   torch::Tensor distributed;
   torch::load(distributed, out);
@@ -200,6 +212,14 @@ TEST(DataParallel, DlrmSparseGradientsTwoRanksMatchOneRankWithOverlap) {
 }
 TEST(DataParallel, DlrmSparseGradientsTwoRanksMatchOneRankWithoutOverlap) {
   expect_workload_two_ranks_match_one("dlrm", "off");
+}
+// Four micro-batches per step on each rank: the reducer's hooks stay idle
+// until the last one and then send what .grad holds plus its gradient.
+TEST(DataParallel, DlrmAccumulatedMicroBatchesTwoRanksMatchOneRankWithOverlap) {
+  expect_workload_two_ranks_match_one("dlrm", "on", 4);
+}
+TEST(DataParallel, DlrmAccumulatedMicroBatchesTwoRanksMatchOneRankWithoutOverlap) {
+  expect_workload_two_ranks_match_one("dlrm", "off", 4);
 }
 
 void expect_two_ranks_match_one(const std::string& overlap) {

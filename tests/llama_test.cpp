@@ -116,6 +116,9 @@ TEST(Llama, WorkloadSetsTheScheduledRateEveryStep) {
   auto c = t.workload->configuration();
   EXPECT_EQ(c["learning_rate"]["steps"].get<int64_t>(), 3);
   EXPECT_DOUBLE_EQ(c["learning_rate"]["last"].get<double>(), 0.01 * 3 / 4);
+  // An accumulated step (--grad-accum 3) is one optimizer step: one rate.
+  t.step(std::vector<Batch>{b, b, b});
+  EXPECT_EQ(t.workload->configuration()["learning_rate"]["steps"].get<int64_t>(), 4);
 }
 
 TEST(Llama, RopeScalingStretchesOnlyLowFrequencies) {

@@ -24,6 +24,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
   static const std::map<std::string, std::vector<std::string>> s = {
       {"--device", {"cuda:1"}},
       {"--batch-size", {"12"}},
+      {"--grad-accum", {"4"}},
       {"--precision", {"bf16"}},
       {"--optimizer-impl", {"loop"}},
       {"--memory-format", {"channels_last"}},

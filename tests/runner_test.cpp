@@ -131,7 +131,8 @@ class Spy final : public Workload {
     if (nan_input) x[0][3] = NAN;
     return {{x}, {torch::randn({n, 1})}, n};
   }
-  StepOutput step(const Batch& b, Phases& phases) override {
+  StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) override {
+    const Batch& b = micro_batches.front();
     instrumented.push_back(at::hasGlobalCallbacks() ||
                            c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) != nullptr);
     torch::Tensor loss;

@@ -36,7 +36,11 @@ struct WorkloadUnderTest {
     workload->setup(o, Settings(workload->info().settings, o.settings, o.workload), c10::Device(c10::kCPU));
   }
 
-  double step(const Batch& b) { return workload->step(b, phases).loss.item<double>(); }
+  double step(const Batch& b) { return workload->step({b}, phases).loss.item<double>(); }
+  // One optimizer step over these micro-batches (--grad-accum).
+  double step(const std::vector<Batch>& micro_batches) {
+    return workload->step(micro_batches, phases).loss.item<double>();
+  }
 
   // Losses of `steps` iterations on one fixed batch.
   std::vector<double> train_on_one_batch(int steps) {

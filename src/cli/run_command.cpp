@@ -49,6 +49,7 @@ Command add_run_command(CLI::App& app) {
             // Refused before any worker process starts (A3C is already asynchronous).
             check_data_parallel_supported(workload->info(), std::max(options.nproc, dist.world_size));
             check_activation_checkpointing_supported(workload->info(), options);
+            check_grad_accum_supported(workload->info(), options.grad_accum);
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
               throw UsageError("--nproc " + std::to_string(options.nproc) +
                                " starts ranks itself, but this process "

@@ -143,6 +143,13 @@ void validate(const RunOptions& o) {
   if (o.batch_size > kMaxBatchSize)
     throw UsageError("--batch-size must be at most " + std::to_string(kMaxBatchSize) + ", got " +
                      std::to_string(o.batch_size));
+  if (o.grad_accum < 1 || o.grad_accum > kMaxGradAccum)
+    throw UsageError("--grad-accum must be a whole number of micro-batches in [1, " + std::to_string(kMaxGradAccum) +
+                     "], got " + std::to_string(o.grad_accum));
+  if (o.batch_size > 0 && o.batch_size * o.grad_accum > kMaxBatchSize)
+    throw UsageError("--batch-size " + std::to_string(o.batch_size) + " × --grad-accum " +
+                     std::to_string(o.grad_accum) + " is more than " + std::to_string(kMaxBatchSize) +
+                     " samples per optimizer step: lower one of them");
   if (o.threads < 0) throw UsageError("--threads must be positive, got " + std::to_string(o.threads));
   if (o.threads > max_threads())
     throw UsageError("--threads " + std::to_string(o.threads) + " is more than this machine can use: at most " +

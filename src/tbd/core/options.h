@@ -71,11 +71,17 @@ ActivationCheckpointing parse_activation_checkpointing(const std::string& text);
 
 // Larger batches are typing mistakes, not workloads (and overflow sizes).
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 30;
+// Micro-batches per optimizer step: past this, a typing mistake too.
+inline constexpr int64_t kMaxGradAccum = int64_t{1} << 16;
 
 struct RunOptions {
   std::string workload;
   std::string device = "cpu";  // cpu | cuda | cuda:N
-  int64_t batch_size = 0;      // 0: the workload's default
+  int64_t batch_size = 0;      // 0: the workload's default; the micro-batch when grad_accum > 1
+  // Gradient accumulation: micro-batches of batch_size per optimizer step
+  // (one iteration). The step's batch is batch_size × grad_accum per
+  // process, the global batch that × world_size.
+  int64_t grad_accum = 1;
   Precision precision = Precision::fp32;
   OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
   MemoryFormat memory_format = MemoryFormat::automatic;
@@ -118,6 +124,10 @@ struct RunOptions {
 
   // Seed of this rank's data stream: ranks read distinct shards.
   uint64_t data_seed() const;
+  // Samples (in the workload's batch unit) one optimizer step of this process averages over.
+  int64_t step_batch() const { return batch_size * grad_accum; }
+  // Samples one optimizer step averages over across every rank.
+  int64_t global_batch() const { return step_batch() * world_size; }
 };
 
 // Range checks shared by every entry point (CLI, benchmarks, tests).

@@ -82,7 +82,10 @@ void PhaseScope::end() {
   // Data-parallel runs average gradients as backward ends (as DDP does), so
   // whatever runs before the optimizer step (clipping) sees the global gradient.
   std::exception_ptr error;
-  if (phase_ == Phase::backward && owner->sync_) {
+  // A micro-batch before the last of a gradient-accumulation step: its
+  // gradients are not the step's yet.
+  const bool completes_step = phase_ != Phase::backward || std::exchange(owner->backward_completes_step_, true);
+  if (phase_ == Phase::backward && completes_step && owner->sync_) {
     try {
       const double t0 = steady_seconds_now();
       owner->sync_->synchronize();
@@ -91,7 +94,7 @@ void PhaseScope::end() {
       error = std::current_exception();
     }
   }
-  if (!error && phase_ == Phase::backward && owner->scaler_) {
+  if (!error && phase_ == Phase::backward && completes_step && owner->scaler_) {
     try {
       owner->scaler_->unscale();
     } catch (...) {
@@ -117,8 +120,10 @@ void Phases::end(Phase p) {
   for (auto* l : listeners_) l->on_phase_end(p);
 }
 
-void Phases::backward(const at::Tensor& loss) {
+void Phases::backward(const at::Tensor& loss, bool completes_step) {
+  if (sync_) sync_->expect_backward(completes_step);
   auto scope = backward_scope();
+  backward_completes_step_ = completes_step;
   if (scaler_) {
     scaler_->scale(loss).backward();
   } else {

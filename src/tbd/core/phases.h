@@ -46,6 +46,11 @@ class PhaseListener {
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
+  // Told before each backward whether it completes the optimizer step's
+  // gradients. false: a --grad-accum micro-batch before the last, whose
+  // gradients only accumulate in .grad and must not be reduced (DDP's
+  // no_sync()); synchronize() is then not called for it.
+  virtual void expect_backward(bool completes_step) = 0;
   virtual void synchronize() = 0;
 };
 
@@ -92,7 +97,10 @@ class Phases {
   // loss.backward() in its range. With fp16 loss scaling, the loss is scaled
   // first and the gradients are unscaled when the range ends (after the
   // data-parallel sync), so clipping and the optimizer see true gradients.
-  void backward(const at::Tensor& loss);
+  // completes_step false: a gradient-accumulation micro-batch before the
+  // last of its step; its gradients only add up in .grad, so neither the
+  // data-parallel sync nor the unscaling happens when its range ends.
+  void backward(const at::Tensor& loss, bool completes_step = true);
   // step + zero_grad in its range; with loss scaling a step whose gradients
   // were not finite is skipped and the scale updated.
   void optimizer_step(torch::optim::Optimizer& optimizer);
@@ -117,6 +125,7 @@ class Phases {
   GradientSync* sync_ = nullptr;
   GradScaler* scaler_ = nullptr;  // fp16 runs only
   PhaseClock clock_;
+  bool backward_completes_step_ = true;          // of the backward phase now open (backward())
   std::array<double, kPhaseCount> opened_at_{};  // by phase_index()
 };
 

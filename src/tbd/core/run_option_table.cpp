@@ -75,6 +75,16 @@ std::vector<Spec> make_table() {
            },
        // 0 is "the workload's default", which a run resolves before it records its options.
        .record = [](const RunOptions& o) { return o.batch_size > 0 ? Json(o.batch_size) : Json(); }});
+  add({.flag = "--grad-accum",
+       .json_key = "grad_accum",
+       .help = "Gradient accumulation: micro-batches of --batch-size per optimizer step (one iteration)",
+       .default_text = "1",
+       .configuration = true,
+       .parse =
+           [](RunOptions& o, const std::string& v) {
+             o.grad_accum = static_cast<int64_t>(whole_number("--grad-accum", v, 1, kMaxGradAccum));
+           },
+       .record = [](const RunOptions& o) { return Json(o.grad_accum); }});
   add({.flag = "--precision",
        .json_key = "precision",
        .help = "fp32, tf32 (CUDA), bf16 (autocast) or fp16 (autocast, CUDA)",

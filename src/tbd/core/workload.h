@@ -28,6 +28,9 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   // Why data-parallel runs (--nproc N, WORLD_SIZE > 1) make no sense for this
   // workload; empty: supported. A non-empty text is the refusal's explanation.
   std::string data_parallel_refusal{};
+  // Why --grad-accum N > 1 makes no sense for this workload (it has no single
+  // optimizer step per iteration); empty: supported. The refusal's explanation.
+  std::string grad_accum_refusal{};
   // What --batch-size counts, when not sample_unit: gpt's batch is
   // "sequences" of 1,024 tokens, seq2seq's "sentence pairs" (batch_unit_of()).
   std::string batch_unit{};
@@ -46,7 +49,9 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   bool checkpointable_blocks = false;
 };
 
-// The learning rate a run at `batch_size` trains with under info's scaling rule.
+// The learning rate a run at `batch_size` trains with under info's scaling
+// rule. Workloads pass RunOptions::step_batch(): the samples one optimizer
+// step of the process averages over, micro-batch × --grad-accum.
 inline double scaled_lr(const WorkloadInfo& info, double lr, int64_t batch_size) {
   return info.lr_reference_batch > 0 ? lr * static_cast<double>(batch_size) / info.lr_reference_batch : lr;
 }
@@ -62,7 +67,9 @@ struct Batch {  // tensors already on the device
 };
 
 struct StepOutput {
-  torch::Tensor loss;  // the (main) training loss of this iteration, a scalar
+  // The (main) training loss of this iteration, a scalar: with gradient
+  // accumulation the mean of its micro-batches' losses.
+  torch::Tensor loss;
 };
 
 class Workload {
@@ -72,9 +79,11 @@ class Workload {
   // Builds model, optimizer and data pipeline. options.batch_size is resolved
   // (never 0) and settings are validated against info().settings.
   virtual void setup(const RunOptions& options, const Settings& settings, torch::Device device) = 0;
-  virtual Batch next_batch() = 0;                                   // from the data pipeline
-  virtual StepOutput step(const Batch& batch, Phases& phases) = 0;  // one training iteration
-  virtual ParameterSet state() const = 0;                           // weights, buffers, optimizer state
+  virtual Batch next_batch() = 0;  // from the data pipeline
+  // One training iteration, one optimizer step: over the --grad-accum
+  // micro-batches the runner fetched (one without accumulation; never empty).
+  virtual StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) = 0;
+  virtual ParameterSet state() const = 0;  // weights, buffers, optimizer state
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;

@@ -73,10 +73,15 @@ GradientReducer::~GradientReducer() {
 void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
   learn_layout(k, grad);
+  if (!reducing_) return;                  // an accumulation micro-batch before the last
   if (bucket_of_[k] == kNoBucket) return;  // sparse: reduced when backward ends
   Bucket& b = buckets_[bucket_of_[k]];
   if (b.launched) return;  // a second backward before the step: not supported, keep the first
-  b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(dense(grad).reshape({-1}));
+  auto slot = b.flat.narrow(0, offset_of_[k], grad.numel());
+  slot.copy_(dense(grad).reshape({-1}));
+  // The hook runs before autograd adds `grad` into .grad: what .grad holds
+  // is the earlier micro-batches' sum (undefined without accumulation).
+  if (const auto& earlier = params_[k].grad(); earlier.defined()) slot.add_(dense(earlier).reshape({-1}));
   has_grad_[k] = true;
   if (++b.ready == static_cast<int>(b.members.size())) launch(b);
 }
@@ -86,6 +91,11 @@ void GradientReducer::launch(Bucket& b) {
   b.launched_at = Clock::now();
   b.done_at = std::make_shared<std::atomic<Clock::rep>>(0);
   b.pending = group_.allreduce_sum(b.flat, [cell = b.done_at] { *cell = Clock::now().time_since_epoch().count(); });
+}
+
+void GradientReducer::expect_backward(bool completes_step) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reducing_ = completes_step;
 }
 
 void GradientReducer::synchronize() {

@@ -6,6 +6,12 @@
 // ends) waits for all buckets and writes the averaged gradients back. With overlap
 // off, everything is reduced after backward, for comparison.
 //
+// With gradient accumulation (--grad-accum N) only the last micro-batch's
+// backward reduces, as DDP's no_sync() does for the others: the hooks of the
+// earlier ones do nothing, and a bucket receives the gradient .grad will hold
+// when the last backward ends (what .grad holds so far plus the incoming
+// gradient), so one all-reduce per bucket serves the whole optimizer step.
+//
 // Sparse gradients (embedding tables with sparse gradients: dlrm) are
 // all-reduced sparse, as DDP does on Gloo (an allgather of the looked-up
 // rows, not the table), when backward ends, the tables of one row shape
@@ -53,6 +59,7 @@ class GradientReducer final : public GradientSync {
   GradientReducer(std::vector<torch::Tensor> parameters, ProcessGroup& group, int64_t bucket_bytes, bool overlap);
   ~GradientReducer() override;
 
+  void expect_backward(bool completes_step) override;
   void synchronize() override;
 
   // Iterations synchronised so far; the comm probe reads and clears them.
@@ -99,7 +106,8 @@ class GradientReducer final : public GradientSync {
   std::vector<unsigned> hooks_;
   ProcessGroup& group_;
   bool overlap_;
-  std::mutex mutex_;  // hooks may run on autograd's device threads
+  bool reducing_ = true;  // the backward now running completes the step (expect_backward())
+  std::mutex mutex_;      // hooks may run on autograd's device threads
   std::vector<CommIteration> history_;
 };
 

@@ -34,6 +34,13 @@ nlohmann::json workload_section(const Session& s) {
           {"variable_shapes", info.variable_shapes},
           {"default_batch", info.default_batch},
           {"options", options},
+          // The samples behind one optimizer step (docs/metrics.md#batch).
+          {"batch",
+           {{"micro_batch", s.options.batch_size},
+            {"grad_accum", s.options.grad_accum},
+            {"ranks", s.options.world_size},
+            {"global_batch", s.options.global_batch()},
+            {"unit", batch_unit_of(info)}}},
           {"settings", recorded_settings(s)},
           {"configuration", s.workload->configuration()}};
 }
@@ -45,11 +52,10 @@ void headline_global_throughput(const Session& s, std::vector<std::pair<std::str
   for (auto& [label, text] : lines)
     if (label == "throughput") label = "rank 0";
   const std::string unit = s.workload->info().sample_unit;
-  lines.insert(lines.begin(),
-               {"throughput", fmt::format("{:.4g} {}/s across {} ranks (sum of every rank's timed "
-                                          "throughput; global batch {})",
-                                          s.distributed["global_samples_per_s"].get<double>(), unit,
-                                          s.options.world_size, s.options.batch_size * s.options.world_size)});
+  lines.insert(lines.begin(), {"throughput", fmt::format("{:.4g} {}/s across {} ranks (sum of every rank's timed "
+                                                         "throughput; global batch {})",
+                                                         s.distributed["global_samples_per_s"].get<double>(), unit,
+                                                         s.options.world_size, s.options.global_batch())});
 }
 
 // Token workloads (a model_flops.per_token in their configuration): tokens/s

@@ -111,8 +111,21 @@ std::string non_finite_inputs(const Batch& batch) {
   return in.empty() ? check(batch.targets, "target") : in;
 }
 
-// One training iteration, timed from the request for its batch to the
-// device's completion of its step. Only `probes` are told about it.
+// The same for the micro-batches of one iteration, naming the micro-batch when there are several.
+std::string non_finite_inputs(const std::vector<Batch>& micro_batches) {
+  for (size_t i = 0; i < micro_batches.size(); ++i)
+    if (std::string bad = non_finite_inputs(micro_batches[i]); !bad.empty())
+      return micro_batches.size() == 1
+                 ? bad
+                 : bad + " in micro-batch " + std::to_string(i + 1) + " of " + std::to_string(micro_batches.size());
+  return "";
+}
+
+// One training iteration (one optimizer step), timed from the request for
+// its first batch to the device's completion of its step. Its --grad-accum
+// micro-batches are all fetched first (data wait), so the step itself waits
+// for no data; the iteration counts the samples of all of them. Only
+// `probes` are told about it.
 IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Phases& phases, int repetition,
                               int64_t index, bool measured, const char* what) {
   for (auto* p : probes) p->on_iteration_begin(measured);
@@ -123,22 +136,26 @@ IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Pha
   DeviceTimer& device_timer = *s.device_timer;
   const auto t0 = Clock::now();
   device_timer.start();
-  Batch batch = s.workload->next_batch();
+  std::vector<Batch> micro_batches;
+  micro_batches.reserve(static_cast<size_t>(s.options.grad_accum));
+  for (int64_t i = 0; i < s.options.grad_accum; ++i) micro_batches.push_back(s.workload->next_batch());
   r.data_wait_s = seconds_since(t0);
-  for (auto* p : probes) p->on_batch(batch);
-  StepOutput out = s.workload->step(batch, phases);
+  for (const Batch& batch : micro_batches)
+    for (auto* p : probes) p->on_batch(batch);
+  StepOutput out = s.workload->step(micro_batches, phases);
   r.phases = phases.take_clock();
   device_timer.stop();
   r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
   synchronize(s.device);
   r.seconds = seconds_since(t0);
   r.device_seconds = device_timer.seconds();
-  r.samples = batch.samples;
+  r.samples = 0;
+  for (const Batch& batch : micro_batches) r.samples += batch.samples;
   if (!std::isfinite(r.loss)) {
     const std::string loss = "the training loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
                              " in " + what + " iteration " + std::to_string(index + 1);
     // Bad input is checked first: a NaN in the data is no reason to lower the learning rate.
-    if (const std::string bad = non_finite_inputs(batch); !bad.empty())
+    if (const std::string bad = non_finite_inputs(micro_batches); !bad.empty())
       throw Error(loss + " because its input batch holds " + bad + ": the data, not the model; " +
                   (s.options.data_path.empty() ? std::string("the synthetic generator produced them (a bug in tbd)")
                                                : "check the data in " + s.options.data_path +
@@ -215,6 +232,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.dist = read_dist_environment();  // once: the launcher's variables do not change during a run
   const DistEnvironment& dist = s.dist;
   refuse_data_parallel(info, dist.world_size);
+  check_grad_accum_supported(info, requested.grad_accum);
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
   s.device_timer.emplace(s.device);
@@ -453,7 +471,7 @@ void gather_distributed(Session& s) {
   }
   s.distributed = {{"world_size", s.options.world_size},
                    {"backend", s.group->backend_name()},
-                   {"global_batch_size", s.options.batch_size * s.options.world_size},
+                   {"global_batch_size", s.options.global_batch()},
                    {"per_rank", per_rank},
                    {"global_samples_per_s", global},
                    {"overlap", s.options.dist_overlap},
@@ -490,6 +508,12 @@ RunOutcome run_session(Session& s, const RunOptions& requested, const std::vecto
 void check_data_parallel_supported(const WorkloadInfo& workload, int processes) {
   if (processes <= 1) return;
   refuse_data_parallel(workload, processes);
+}
+
+void check_grad_accum_supported(const WorkloadInfo& workload, int64_t grad_accum) {
+  if (grad_accum <= 1 || workload.grad_accum_refusal.empty()) return;
+  throw UsageError(workload.name + " does not accumulate gradients (--grad-accum " + std::to_string(grad_accum) +
+                   "): " + workload.grad_accum_refusal);
 }
 
 bool cudnn_autotuning_for(const c10::Device& device, const WorkloadInfo& info) {

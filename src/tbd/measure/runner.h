@@ -37,6 +37,11 @@ struct TraceRequest {
 // before any process is started and again by run_benchmark.
 void check_data_parallel_supported(const WorkloadInfo& workload, int processes);
 
+// Throws UsageError when `grad_accum` > 1 and the workload has no single
+// optimizer step to accumulate towards (WorkloadInfo::grad_accum_refusal
+// says why); called before any process is started and again by run_benchmark.
+void check_grad_accum_supported(const WorkloadInfo& workload, int64_t grad_accum);
+
 // Whether a run turns on cuDNN's autotuner (torch.backends.cudnn.benchmark),
 // which times the candidate convolution and RNN algorithms on the first call
 // of each shape and keeps the fastest, inside the warm-up: on CUDA for

@@ -100,7 +100,8 @@ std::string mlperf_precision(const std::string& precision) {
 // The command line that makes this configuration again, for config_filename.
 std::string configuration_line(const nlohmann::json& w, const nlohmann::json& o) {
   std::string line = "tbd run " + w.at("name").get<std::string>();
-  for (const char* key : {"scale", "batch_size", "precision", "device", "optimizer_impl", "memory_format"})
+  for (const char* key :
+       {"scale", "batch_size", "grad_accum", "precision", "device", "optimizer_impl", "memory_format"})
     if (o.contains(key) && !o[key].is_null()) {
       std::string flag = key;
       std::replace(flag.begin(), flag.end(), '_', '-');
@@ -150,9 +151,10 @@ void append_mllog(const std::string& path, const nlohmann::json& r) {
   point("submission_benchmark", mlperf_benchmark_name(w.at("name").get<std::string>()), __LINE__);
   point("config_filename", configuration_line(w, o), __LINE__);
   point("seed", o.value("seed", 0ULL), __LINE__);
-  point("global_batch_size", batch * world, __LINE__);
+  const int64_t accumulation = o.value("grad_accum", int64_t{1});  // absent in results before --grad-accum
+  point("global_batch_size", batch * accumulation * world, __LINE__);
   point("micro_batch_size", batch, __LINE__);
-  point("gradient_accumulation_steps", 1, __LINE__);
+  point("gradient_accumulation_steps", accumulation, __LINE__);
   point("lowest_numerical_precision_in_linear", precision, __LINE__);
   point("lowest_numerical_precision_in_attn", precision, __LINE__);
   // Data-parallel gradients are all-reduced in the parameters' dtype (fp32).

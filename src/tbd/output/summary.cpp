@@ -19,13 +19,23 @@ std::string with_thousands(long long value) {
   return value < 0 ? "-" + out : out;
 }
 
+namespace {
+// "batch 8 images", or with accumulation the micro-batch, the micro-batches
+// per step, the ranks and the global batch: "batch 8 × 4 accum × 2 ranks = 64 images".
+std::string batch_text(const RunOptions& o, const std::string& unit) {
+  if (o.grad_accum <= 1) return fmt::format("batch {} {}", o.batch_size, unit);
+  return fmt::format("batch {} × {} accum × {} rank{} = {} {}", o.batch_size, o.grad_accum, o.world_size,
+                     o.world_size == 1 ? "" : "s", o.global_batch(), unit);
+}
+}  // namespace
+
 void print_summary(std::ostream& out, const nlohmann::json& r,
                    const std::vector<std::pair<std::string, std::string>>& probe_lines) {
   const auto& w = r.at("workload");
   const RunOptions o = run_options_from_json(w.at("options"));
   out << fmt::format("{} — {}\n", w.at("name").get<std::string>(), w.at("model").get<std::string>());
-  out << fmt::format("  {:<12}scale {}, batch {} {}, {}, {}, {} thread{}, data {}\n", "config", to_string(o.scale),
-                     o.batch_size, w.value("batch_unit", w.at("sample_unit").get<std::string>()),
+  out << fmt::format("  {:<12}scale {}, {}, {}, {}, {} thread{}, data {}\n", "config", to_string(o.scale),
+                     batch_text(o, w.value("batch_unit", w.at("sample_unit").get<std::string>())),
                      to_string(o.precision), o.device, o.threads, o.threads == 1 ? "" : "s",
                      o.data_path.empty() ? "synthetic" : o.data_path);
   if (o.activation_checkpointing.enabled()) {

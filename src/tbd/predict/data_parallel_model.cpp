@@ -114,6 +114,12 @@ nlohmann::json replayable_phases(const nlohmann::json& base) {
   if (dist.is_object() && dist.value("world_size", 1) > 1)
     throw UsageError("the base result is itself a " + std::to_string(dist["world_size"].get<int>()) +
                      "-rank run: predict from a single-process result (tbd run without --nproc)");
+  // The replay sends every backward pass's buckets; under --grad-accum only
+  // the last micro-batch's pass does, which the model does not tell apart yet.
+  if (const auto accum = base.at("workload").at("options").value("grad_accum", int64_t{1}); accum > 1)
+    throw UsageError("the base result ran --grad-accum " + std::to_string(accum) +
+                     ": the data-parallel prediction would all-reduce after each of its micro-batches, not once per "
+                     "step; predict from a run without --grad-accum");
   const auto phases = base.value("phases", nlohmann::json());
   if (!phases.is_object() || !phases.contains("iteration_ms"))
     throw Error("the base result has no phase times (" +

@@ -215,6 +215,8 @@ std::string key(const nlohmann::json& r, bool with_batch) {
   std::ostringstream k;
   k << r["workload"]["name"].get<std::string>() << " scale=" << o.value("scale", "?");
   if (with_batch) k << " batch=" << o.value("batch_size", 0LL);
+  // Part of the configuration, not of a sweep's batch axis; absent before --grad-accum existed.
+  if (const long long accum = o.value("grad_accum", 1LL); accum > 1) k << " grad_accum=" << accum;
   // Results written before --optimizer-impl existed stepped with LibTorch's loop.
   k << " precision=" << o.value("precision", "?") << " optimizer=" << o.value("optimizer_impl", "loop")
     << " device=" << o.value("device", "?")
@@ -289,6 +291,7 @@ std::string configuration_label(const nlohmann::json& r) {
   const auto& o = r["workload"]["options"];
   std::string label = r["workload"]["name"].get<std::string>() + " " + o.value("scale", "?") + " b" +
                       std::to_string(o.value("batch_size", 0LL)) + " " + o.value("precision", "?");
+  if (const long long accum = o.value("grad_accum", 1LL); accum > 1) label += fmt::format(" ×{} accum", accum);
   if (const std::string device = o.value("device", "cpu"); device != "cpu") label += fmt::format(" {}", device);
   if (o.contains("optimizer_impl") && o["optimizer_impl"] != "fused")
     label += " optimizer=" + o["optimizer_impl"].get<std::string>();

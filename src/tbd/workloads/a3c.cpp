@@ -54,6 +54,10 @@ class A3C final : public Workload {
             "shared model asynchronously (hogwild) inside one process; averaging gradients across processes would "
             "make it synchronous, a different algorithm (A2C). Run it without --nproc, torchrun or Slurm tasks, "
             "and give more workers with --batch-size",
+        .grad_accum_refusal =
+            "A3C has no one optimizer step per iteration to accumulate towards: each worker thread updates the "
+            "shared model by itself (hogwild) after every rollout of t_max agent steps; give longer rollouts "
+            "with --set t_max=... or more workers with --batch-size",
         .batch_unit = "worker threads"};
     return info;
   }
@@ -94,7 +98,7 @@ class A3C final : public Workload {
     return b;
   }
 
-  StepOutput step(const Batch&, Phases&) override {
+  StepOutput step(const std::vector<Batch>&, Phases&) override {
     // Worker threads open no probe phases (probes attribute one thread's
     // phases); they mark tbd::forward/backward/optimizer ranges for traces.
     const rl::IterationSummary s = trainer_->iterate();

@@ -113,7 +113,7 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
     place(nn::FasterRcnn(scale_.model), device);
     model_->calibrate(calibration.inputs[0]);
 
-    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
+    lr_ = scaled_lr(info(), settings.real("lr"), options.step_batch());
     std::vector<torch::Tensor> trainable;
     for (auto& p : model_->parameters())
       if (p.requires_grad()) trainable.push_back(p);

@@ -95,7 +95,7 @@ class Inception3 final : public Recipe<nn::Inception3> {
     place(nn::Inception3(config), device);
     max_gradient_norm_ = settings.real("max_gradient_norm");
     label_smoothing_ = settings.real("label_smoothing");
-    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
+    lr_ = scaled_lr(info(), settings.real("lr"), options.step_batch());
     // LibTorch's RMSprop adds ε outside the square root (TensorFlow's inside);
     // with ε = 1 both damp steps of small gradients alike.
     optimizer_ = make_rmsprop(model_->parameters(),

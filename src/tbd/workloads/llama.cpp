@@ -131,11 +131,12 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
     optimizer_ = make_adamw(groups, defaults, options.optimizer_impl);
   }
 
-  // The schedule sets the learning rate of every optimizer step.
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  // The schedule sets the learning rate of every optimizer step (one per
+  // iteration, however many micro-batches --grad-accum gathers into it).
+  StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) override {
     ++steps_;
     set_learning_rate(*optimizer_, schedule_.at(steps_));
-    return Recipe::step(batch, phases);
+    return Recipe::step(micro_batches, phases);
   }
 
   LossAndOutputs compute_loss(const Batch& batch) override {

@@ -35,22 +35,35 @@ class Recipe : public Workload {
   Batch next_batch() override { return batches_.next(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
 
-  // One training iteration: the forward pass and loss inside the forward
-  // phase, backward, then the optimizer step (after clipping the gradients'
-  // global norm to max_gradient_norm_ when that is > 0).
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  // One training iteration: for each micro-batch the forward pass and loss
+  // inside the forward phase, then backward; then the optimizer step (after
+  // clipping the gradients' global norm to max_gradient_norm_ when that is
+  // > 0). With N micro-batches (--grad-accum N) each loss is divided by N
+  // before its backward, so the gradients that add up in .grad are those of
+  // the mean loss over all N micro-batches, as one batch N times larger would
+  // give (exactly so for models without batch statistics: batch norm
+  // normalises each micro-batch by its own, as in PyTorch).
+  StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) override {
+    const auto n = static_cast<int64_t>(micro_batches.size());
+    // Declared outside the loop, as a PyTorch loop's variables are: one
+    // micro-batch's outputs live until the next forward has made its own.
     LossAndOutputs pass;
-    {
-      auto forward = phases.forward();
-      pass = compute_loss(batch);
+    torch::Tensor loss_sum;
+    for (int64_t i = 0; i < n; ++i) {
+      torch::Tensor loss;
+      {
+        auto forward = phases.forward();
+        pass = compute_loss(micro_batches[i]);
+        loss = n == 1 ? pass.loss : pass.loss / static_cast<double>(n);
+      }
+      phases.backward(loss, /*completes_step=*/i + 1 == n);
+      loss_sum = i == 0 ? loss.detach() : loss_sum + loss.detach();
     }
-    const torch::Tensor& loss = pass.loss;
-    phases.backward(loss);
     if (max_gradient_norm_ > 0)
       clipped_optimizer_step(phases, *optimizer_, model_->parameters(), max_gradient_norm_);
     else
       phases.optimizer_step(*optimizer_);
-    return {loss.detach()};
+    return {loss_sum};
   }
 
  protected:

@@ -86,7 +86,7 @@ class ResNet50 final : public Recipe<nn::ResNet> {
     place(nn::ResNet(config), device);
     memory_format_ = nn::resolve_memory_format(options.memory_format, device);
     nn::convert_memory_format(*model_, memory_format_);
-    lr_ = scaled_lr(info(), settings.real("lr"), options.batch_size);
+    lr_ = scaled_lr(info(), settings.real("lr"), options.step_batch());
     optimizer_ = make_sgd(
         model_->parameters(),
         torch::optim::SGDOptions(lr_).momentum(settings.real("momentum")).weight_decay(settings.real("weight_decay")),

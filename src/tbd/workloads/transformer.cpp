@@ -110,12 +110,13 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
                   options.optimizer_impl);
   }
 
-  // The paper's schedule sets the learning rate of every step.
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  // The paper's schedule sets the learning rate of every optimizer step
+  // (once for all the micro-batches of an accumulated one).
+  StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) override {
     ++steps_;
     for (auto& group : optimizer_->param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate(steps_));
-    return Recipe::step(batch, phases);
+    return Recipe::step(micro_batches, phases);
   }
 
   LossAndOutputs compute_loss(const Batch& batch) override {

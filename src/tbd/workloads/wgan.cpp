@@ -65,7 +65,11 @@ class Wgan final : public Workload {
                      real_setting("beta1", 0.0, 0.0, 1.0, "Adam beta1 (both)"),
                      real_setting("beta2", 0.9, 0.0, 1.0, "Adam beta2 (both)"),
                      integer_setting("critic_iters", 5, 1, 100, "critic updates per generator update (per iteration)"),
-                     real_setting("gp_lambda", 10.0, 0.0, 1e6, "gradient penalty weight lambda")}};
+                     real_setting("gp_lambda", 10.0, 0.0, 1e6, "gradient penalty weight lambda")},
+        .grad_accum_refusal =
+            "an iteration of WGAN-GP is critic_iters critic steps, each on its own real batch, then one generator "
+            "step: two models whose optimizers alternate, not one step that micro-batches could add up to; give a "
+            "larger --batch-size instead"};
     return info;
   }
 
@@ -111,7 +115,9 @@ class Wgan final : public Workload {
 
   Batch next_batch() override { return batches_.next(); }
 
-  StepOutput step(const Batch& batch, Phases& phases) override {
+  // One batch: grad_accum_refusal keeps --grad-accum at 1.
+  StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) override {
+    const Batch& batch = micro_batches.front();
     const auto real_batches = batch.inputs[0].split(batch_size_);
     torch::Tensor critic_loss;
     for (int64_t i = 0; i < critic_iters_; ++i) critic_loss = critic_update(real_batches[i], phases);

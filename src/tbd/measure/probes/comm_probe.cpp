@@ -60,7 +60,9 @@ void CommProbe::on_iteration_end(const IterationRecord& r) {
   // generator backward); its figures are the sums over its synchronisations.
   double busy = 0, hidden = 0, exposed = 0, bytes = 0, weighted = 0, timed_bytes = 0;
   int buckets = 0;
+  double collectives = 0;
   for (const auto& sync : history) {
+    collectives += static_cast<double>(sync.buckets.size());
     const CommFigures it = analyse_synchronisation(sync);
     busy += it.busy_s;
     hidden += it.hidden_s;
@@ -79,6 +81,8 @@ void CommProbe::on_iteration_end(const IterationRecord& r) {
   exposed_s_.push_back(exposed);
   bytes_.push_back(bytes);
   buckets_.push_back(buckets);
+  synchronisations_.push_back(static_cast<double>(history.size()));
+  collectives_.push_back(collectives);
   if (timed_bytes > 0) busbw_.push_back(weighted / timed_bytes * 2.0 * (world_ - 1) / world_);
 }
 
@@ -96,6 +100,8 @@ void CommProbe::contribute(nlohmann::json& result) const {
     const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
     c.update({{"bytes_per_iteration", mean_of(bytes_)},
               {"buckets", buckets_.back()},
+              {"synchronisations_per_iteration", mean_of(synchronisations_)},
+              {"allreduces_per_iteration", mean_of(collectives_)},
               {"allreduce_s_mean", mean_of(busy_s_)},
               {"allreduce_s_median", percentile(busy_s_, 0.5)},
               {"exposed_wait_s_mean", mean_of(exposed_s_)},

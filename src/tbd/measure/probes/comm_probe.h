@@ -34,6 +34,9 @@ class CommProbe : public Probe {
   bool overlap_ = true;
   std::vector<double> busy_s_, hidden_s_, exposed_s_, busbw_, bytes_;
   std::vector<int> buckets_;
+  // Per measured iteration: synchronisations (ends of a reducing backward)
+  // and collectives launched (bucket all-reduces and sparse exchanges).
+  std::vector<double> synchronisations_, collectives_;
 };
 
 }  // namespace tbd

@@ -127,11 +127,15 @@ void MemoryProbe::on_window_end(int) {
   if (device_obj_.is_cuda()) allocator_ = allocator_statistics(device_obj_);
 }
 
-void MemoryProbe::on_iteration_begin(bool measured) { tracker_->set_measuring(measured); }
+void MemoryProbe::on_iteration_begin(bool measured) {
+  tracker_->set_measuring(measured);
+  // The last iteration's batches are gone; this one's (one per --grad-accum
+  // micro-batch) are marked as they arrive.
+  if (installed_) tracker_->drop_externals(batch_externals_);
+}
 
 void MemoryProbe::on_batch(const Batch& batch) {
   if (!installed_) return;
-  tracker_->drop_externals(batch_externals_);
   std::vector<at::Tensor> tensors = batch.inputs;
   tensors.insert(tensors.end(), batch.targets.begin(), batch.targets.end());
   tracker_->mark(tensors, MemoryCategory::inputs, &batch_externals_);
