@@ -34,7 +34,8 @@ python3 -c 'import struct, sys
 ids = (list(range(3, 500, 9)) + [511]) * 60
 h = [0] * 256; h[0], h[1], h[2] = 20240801, 7, len(ids)
 open(sys.argv[1], "wb").write(struct.pack("<256i", *h) + struct.pack("<%dI" % len(ids), *ids))' "$WORK/llama3.bin"
-expect_exit 0 "throughput" -- run llama "${tiny[@]}" --iters 40 --set lr=3e-3 --set warmup_steps=0 \
+expect_exit 0 "throughput" -- run llama --scale tiny --threads 1 --warmup 1 --repeat 1 --iters 40 --probes time \
+  --set lr=3e-3 --set warmup_steps=0 \
   --data "$WORK/llama3.bin" --out "$WORK/llama-data.json"
 json_check "$WORK/llama-data.json" '"llm.c shard (version 7, uint32 tokens), 1 file" in r["workload"]["configuration"]["data"]'
 json_check "$WORK/llama-data.json" 'r["loss"]["last_measured"] < 0.5 * r["loss"]["first_measured"]'
