@@ -197,10 +197,9 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& ids) {
     const auto cos = rope_cos_.narrow(0, 0, t), sin = rope_sin_.narrow(0, 0, t);
     for (int64_t i = 0; i < config_.layers; ++i) {
       auto block = layers->ptr<LlamaBlockImpl>(i);
-      x = checkpoint_if(
-          config_.checkpointing.checkpoints(i), *block,
-          [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0], in[1], in[2]); },
-          {x, cos, sin});
+      x = checkpoint_if(config_.checkpointing.checkpoints(i), *block,
+                        [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0], in[1], in[2]); },
+                        {x, cos, sin});
     }
   }
   LayerScope layer("head");  // final norm and output projection

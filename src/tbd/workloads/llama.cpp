@@ -64,7 +64,9 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
         .model =
             "Llama 3 (Dubey et al. 2024): RMSNorm, grouped-query attention with RoPE, SwiGLU; AdamW, "
             "warm-up + cosine; --set size=1b|3b|8b|70b",
-        .dataset = "token files (llm.c shards, nanoGPT .bin) or synthetic Zipf-distributed ids over the 128,256-entry vocabulary",
+        .dataset =
+            "token files (llm.c shards, nanoGPT .bin) or synthetic Zipf-distributed ids over the 128,256-entry "
+            "vocabulary",
         .sample_unit = "tokens",
         .default_batch = 1,
         .settings = {choice_setting("size", "8b", {"1b", "3b", "8b", "70b"},
