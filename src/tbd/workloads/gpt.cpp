@@ -7,11 +7,9 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
 
-#include <random>
 
 #include "tbd/core/rng.h"
 #include "tbd/data/byte_text.h"
-#include "tbd/data/synthetic_text.h"
 #include "tbd/data/token_file_windows.h"
 #include "tbd/nn/gpt.h"
 #include "tbd/optim/fast_optimizers.h"
@@ -87,7 +85,8 @@ class GptWorkload final : public Recipe<nn::Gpt> {
                                             options.data_workers, options.data_path, shard);
       data_description_ = options.data_path + " (byte tokens)";
     } else {
-      batches_ = BatchSource(synthetic_batches(options.data_seed()));
+      batches_ = BatchSource(zipf_token_pool(derive_seed(options.data_seed(), 0x69f7), config_.vocabulary, batch_size_,
+                                             config_.context, device));
       data_description_ = "synthetic";
     }
     place(nn::Gpt(config_), device);
@@ -128,24 +127,6 @@ class GptWorkload final : public Recipe<nn::Gpt> {
   }
 
  private:
-  // Four batches of Zipf-distributed token ids (word frequencies of natural
-  // text), resident on the device.
-  BatchPool synthetic_batches(uint64_t seed) const {
-    std::mt19937_64 rng(derive_seed(seed, 0x69f7));
-    ZipfWords words(0, config_.vocabulary);
-    return synthetic_pool([&] {
-      auto window = torch::empty({batch_size_, config_.context + 1}, torch::kInt64);
-      auto w = window.accessor<int64_t, 2>();
-      for (int64_t r = 0; r < batch_size_; ++r)
-        for (int64_t j = 0; j <= config_.context; ++j) w[r][j] = words(rng);
-      Batch b;
-      b.inputs = {window.narrow(1, 0, config_.context).contiguous().to(device_)};
-      b.targets = {window.narrow(1, 1, config_.context).contiguous().to(device_)};
-      b.samples = batch_size_ * config_.context;
-      return b;
-    });
-  }
-
   int64_t batch_size_ = 8;
   nn::GptConfig config_;
   std::string data_description_;

@@ -10,11 +10,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <random>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
-#include "tbd/data/synthetic_text.h"
 #include "tbd/data/token_file_windows.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/nn/llama.h"
@@ -114,7 +112,8 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
       batches_ = read_dataset<TokenFileWindows>(device, std::move(stream), batch_size_, config_.context, options.seed,
                                                 options.data_workers, Shard{options.rank, options.world_size});
     } else {
-      batches_ = BatchSource(synthetic_batches(options.data_seed()));
+      batches_ = BatchSource(zipf_token_pool(derive_seed(options.data_seed(), 0x11a3), config_.vocabulary, batch_size_,
+                                             config_.context, device));
       data_description_ = "synthetic";
     }
     place(nn::Llama(config_), device);
@@ -206,24 +205,6 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
         "more than the {:.1f} GB of memory available here: choose a smaller --set size, --scale small or tiny, "
         "or a machine with more memory",
         size_, need / 1e9, parameters, static_cast<double>(available) / 1e9));
-  }
-
-  // Four batches of packed sequences of Zipf-distributed token ids (word
-  // frequencies of natural text), resident on the device.
-  BatchPool synthetic_batches(uint64_t seed) const {
-    std::mt19937_64 rng(derive_seed(seed, 0x11a3));
-    ZipfWords words(0, config_.vocabulary);
-    return synthetic_pool([&] {
-      auto window = torch::empty({batch_size_, config_.context + 1}, torch::kInt64);
-      auto w = window.accessor<int64_t, 2>();
-      for (int64_t r = 0; r < batch_size_; ++r)
-        for (int64_t j = 0; j <= config_.context; ++j) w[r][j] = words(rng);
-      Batch b;
-      b.inputs = {window.narrow(1, 0, config_.context).contiguous().to(device_)};
-      b.targets = {window.narrow(1, 1, config_.context).contiguous().to(device_)};
-      b.samples = batch_size_ * config_.context;
-      return b;
-    });
   }
 
   int64_t batch_size_ = 1, steps_ = 0;
