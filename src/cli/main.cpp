@@ -40,12 +40,13 @@ int main(int argc, char** argv) {
       "  tbd report results --format html --out r.html   charts, opens offline\n"
       "  tbd compare old-results new-results        exit 1 on a significant slow-down\n"
       "  tbd predict base.json --nproc 2 --check    what 2 ranks would do, and the error\n"
+      "  tbd plan llama --set size=8b --device-memory 80G   a step's memory before any run: does it fit?\n"
       "Exit status: 0 success, 1 the run failed, 2 bad usage, 130/143 stopped by SIGINT/SIGTERM.");
   const std::vector<tbd::cli::Command> commands = {
-      tbd::cli::add_list_command(app),      tbd::cli::add_env_command(app),     tbd::cli::add_run_command(app),
-      tbd::cli::add_scale_command(app),     tbd::cli::add_sweep_command(app),   tbd::cli::add_suite_command(app),
-      tbd::cli::add_report_command(app),    tbd::cli::add_compare_command(app), tbd::cli::add_predict_command(app),
-      tbd::cli::add_completion_command(app)};
+      tbd::cli::add_list_command(app),   tbd::cli::add_env_command(app),       tbd::cli::add_run_command(app),
+      tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app),     tbd::cli::add_suite_command(app),
+      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app),   tbd::cli::add_predict_command(app),
+      tbd::cli::add_plan_command(app),   tbd::cli::add_completion_command(app)};
   tbd::cli::set_program_args(argc, argv);
   // c10d logs each failed rendezvous attempt (as a warning, the last as an
   // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include "tbd/core/error.h"
 #include "tbd/core/run_option_table.h"
 #include "tbd/measure/probes/probe.h"
@@ -12,9 +14,10 @@ namespace tbd::cli {
 
 RunArgs::RunArgs() : probes(join_commas(default_probes())) {}
 
-void declare_run_options(CLI::App& cmd, RunArgs& a) {
+void declare_table_options(CLI::App& cmd, RunArgs& a, const std::vector<std::string>& only) {
   for (const auto& spec : run_option_table()) {
     const std::string flag = spec.flag;
+    if (!only.empty() && std::find(only.begin(), only.end(), flag) == only.end()) continue;
     CLI::Option* option = nullptr;
     if (spec.takes == RunOptionSpec::Takes::nothing) {
       option = cmd.add_flag_callback(
@@ -33,6 +36,10 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
     if (!spec.default_text.empty()) option->default_str(spec.default_text);
     if (spec.hidden) option->group("");
   }
+}
+
+void declare_run_options(CLI::App& cmd, RunArgs& a) {
+  declare_table_options(cmd, a, {});
   cmd.add_option("--probes", a.probes,
                  "Comma-separated probes (time always runs) from " + join_commas(probe_names()) + ", or all")
       ->capture_default_str();

@@ -36,6 +36,10 @@ struct RunArgs {
 // a study's own argument) on `app`, writing into `args`.
 void declare_run_options(CLI::App& app, RunArgs& args);
 
+// Only the table's options named in `only` (`tbd plan` takes those that
+// shape a step's memory); all of them when `only` is empty.
+void declare_table_options(CLI::App& app, RunArgs& args, const std::vector<std::string>& only);
+
 // Reads the given options through the option table and validates them
 // (throws UsageError).
 RunOptions resolve(const RunArgs& args);

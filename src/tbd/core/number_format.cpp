@@ -20,4 +20,14 @@ std::string format_bytes(long long b) {
   return fmt::format("{} B", b);
 }
 
+std::string with_thousands(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
 }  // namespace tbd

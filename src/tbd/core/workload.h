@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
 #include <nlohmann/json.hpp>
 
+#include "tbd/core/memory_plan.h"
 #include "tbd/core/options.h"
 #include "tbd/core/parameter_set.h"
 #include "tbd/core/phases.h"
@@ -90,6 +92,13 @@ class Workload {
   // The model these settings build, for titles and results (resnet50 with
   // depth=101 is "ResNet-101 v1.5 ..."); info().model by default.
   virtual std::string model_title(const Settings& settings) const { return info().model; }
+  // What one training step of `options` (batch resolved, never 0) will hold,
+  // from the model's shapes, before anything is allocated (`tbd plan`);
+  // nullopt where the workload has no such model (the memory probe measures
+  // every workload).
+  virtual std::optional<MemoryPlan> memory_plan(const RunOptions& options, const Settings& settings) const {
+    return std::nullopt;
+  }
   // Settings whose value setup() resolved from the scale rather than took as
   // declared (a3c's t_max when unset: 5 at small and tiny), so the result
   // records what ran.

@@ -60,7 +60,8 @@ int64_t llama_parameter_count(const LlamaConfig& c);
 int64_t llama_ffn_width(int64_t d_model, double multiplier, int64_t multiple_of);
 
 // RMSNorm (Zhang & Sennrich 2019): x / √(mean(x²) + ε) · weight, no bias, no
-// mean subtraction; ATen's fused rms_norm.
+// mean subtraction; ATen's rms_norm (a fused kernel on CUDA, composed of
+// pow, mean, rsqrt and products on the CPU).
 class RMSNormImpl : public torch::nn::Module {
  public:
   RMSNormImpl(int64_t d, double eps);

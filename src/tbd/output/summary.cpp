@@ -9,16 +9,6 @@
 
 namespace tbd {
 
-std::string with_thousands(long long value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
-}
-
 namespace {
 // "batch 8 images", or with accumulation the micro-batch, the micro-batches
 // per step, the ranks and the global batch: "batch 8 × 4 accum × 2 ranks = 64 images".

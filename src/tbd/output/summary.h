@@ -8,12 +8,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "tbd/core/number_format.h"  // with_thousands, for its callers
+
 namespace tbd {
 
 void print_summary(std::ostream& out, const nlohmann::json& result,
                    const std::vector<std::pair<std::string, std::string>>& probe_lines);
-
-// 25557032 -> "25,557,032"
-std::string with_thousands(long long value);
 
 }  // namespace tbd

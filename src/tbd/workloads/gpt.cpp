@@ -7,7 +7,6 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
 
-
 #include "tbd/core/rng.h"
 #include "tbd/data/byte_text.h"
 #include "tbd/data/token_file_windows.h"

@@ -16,6 +16,7 @@
 #include "tbd/data/token_file_windows.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/nn/llama.h"
+#include "tbd/nn/llama_memory.h"
 #include "tbd/nn/model_flops.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/optim/warmup_cosine.h"
@@ -90,6 +91,15 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
 
   int64_t full_scale_parameters(const Settings& settings) const override {
     return nn::llama_parameter_count(config_for(Scale::full, settings));
+  }
+
+  std::optional<MemoryPlan> memory_plan(const RunOptions& options, const Settings& settings) const override {
+    nn::LlamaConfig config = config_for(options.scale, settings);
+    config.checkpointing = options.activation_checkpointing;
+    return nn::llama_memory_plan(config, {.batch = options.batch_size,
+                                          .grad_accum = options.grad_accum,
+                                          .precision = options.precision,
+                                          .fused_rms_norm = options.device.starts_with("cuda")});
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {

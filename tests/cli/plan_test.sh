@@ -1,0 +1,36 @@
+# tbd plan: the memory of a step from the model's shapes, before any run.
+# 8B does not fit an 80 GB GPU without sharding (its model state alone is
+# 128 GB); 1B at one sequence does; the plan of a small run equals what
+# that run's memory probe then measures; bad input is refused with exit 2.
+source "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "the model state alone \(119.66 GiB \(128.5 GB\)\) exceeds it" -- \
+  plan llama --set size=8b --precision bf16 --device cuda --device-memory 80G --activation-checkpointing full
+expect_exit 0 "^  fits: " -- plan llama --set size=1b --precision bf16 --device cuda --device-memory 80G
+expect_exit 0 "checkpointed_blocks .*16 blocks" -- \
+  plan llama --set size=1b --precision bf16 --device cuda --device-memory 80G --activation-checkpointing full
+# --json: a document; the verdict is a boolean, the device memory where it came from.
+"$TBD" plan llama --set size=70b --precision bf16 --device cuda --device-memory 141GB --json >"$WORK/70b.json" ||
+  fail "tbd plan --json failed"
+json_check "$WORK/70b.json" 'r["fits"] is False and r["device_memory"]["source"] == "--device-memory" and r["parameters"] == 70553706496'
+
+# The plan of a small run against the run's own memory probe (peak within 1%).
+"$TBD" plan llama --scale small --activation-checkpointing selective=2 --json >"$WORK/small-plan.json" || fail "plan small"
+"$TBD" run llama --scale small --activation-checkpointing selective=2 --threads 1 --repeat 1 --iters 1 --warmup 1 \
+  --probes memory --quiet --out "$WORK/small-run.json" || fail "run small"
+python3 - "$WORK/small-plan.json" "$WORK/small-run.json" <<'PY' || fail "the plan's peak is not the probe's"
+import json, sys
+plan, run = (json.load(open(p)) for p in sys.argv[1:])
+m = run["memory"]
+measured = m["peak_bytes"] - m["breakdown"]["inputs"] - m["breakdown"]["other"]
+assert abs(plan["peak_bytes"] / measured - 1) < 0.01, (plan["peak_bytes"], measured)
+PY
+
+# Bad input: exit 2 and a reason.
+expect_exit 2 "no shape model of resnet50.*--probes memory" -- plan resnet50
+expect_exit 2 "unknown workload" -- plan nosuch
+expect_exit 2 "device-memory" -- plan llama --device-memory lots
+expect_exit 2 "size" -- plan llama --set size=13b
+expect_exit 2 "activation-checkpointing" -- plan llama --activation-checkpointing sometimes
+expect_exit 2 "iters" -- plan llama --iters 3   # timing options are run's, not plan's
+finish

@@ -1,0 +1,124 @@
+// `tbd plan llama`'s shape model against the memory probe: the activations
+// one micro-batch holds at the end of its forward, and the step's peak, as
+// the probe measures them on this CPU, for fp32 and bf16 autocast, with and
+// without activation checkpointing and gradient accumulation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/options.h"
+#include "tbd/core/settings.h"
+#include "tbd/nn/llama.h"
+#include "tbd/nn/llama_memory.h"
+#include "tbd/workloads/registry.h"
+#include "test_util.h"
+
+namespace tbd {
+namespace {
+
+struct Measured {
+  double activations = 0;  // feature maps at the end of the first forward
+  double peak = 0;         // the step's peak, less the batch's ids and the probe's "other"
+};
+
+RunOptions llama_run(Scale scale, int64_t batch) {
+  RunOptions o;
+  o.workload = "llama";
+  o.scale = scale;
+  o.batch_size = batch;
+  o.iters = 1;
+  o.warmup = 1;
+  o.repeat = 1;
+  o.quiet = true;
+  return o;
+}
+
+Measured measure(const RunOptions& o) {
+  const auto memory = testing::run_registered(o, {"memory"}).result.at("memory");
+  const auto& timeline = memory.at("timeline");
+  Measured m;
+  for (size_t i = 0; i < timeline.at("event").size(); ++i)
+    if (timeline["event"][i] == "forward_end") {
+      m.activations = timeline["bytes"]["feature_maps"][i].get<double>();
+      break;
+    }
+  const auto& b = memory.at("breakdown");
+  m.peak = memory.at("peak_bytes").get<double>() - b.at("inputs").get<double>() - b.at("other").get<double>();
+  return m;
+}
+
+MemoryPlan plan_of(const RunOptions& o) {
+  const auto workload = create_workload("llama");
+  return *workload->memory_plan(o, Settings(workload->info().settings, o.settings, "llama"));
+}
+
+void expect_within(double planned, double measured, double tolerance, const std::string& what) {
+  EXPECT_NEAR(planned / measured, 1.0, tolerance)
+      << what << ": planned " << planned << " B, measured " << measured << " B";
+}
+
+TEST(LlamaMemoryPlan, MatchesTheMemoryProbeAtSmallScale) {
+  struct Case {
+    std::string name;
+    std::string checkpointing;
+    Precision precision;
+  };
+  for (const Case& c :
+       {Case{"fp32", "none", Precision::fp32}, Case{"fp32 full", "full", Precision::fp32},
+        Case{"fp32 selective=2", "selective=2", Precision::fp32}, Case{"bf16 autocast", "none", Precision::bf16}}) {
+    RunOptions o = llama_run(Scale::small, 1);
+    o.activation_checkpointing = parse_activation_checkpointing(c.checkpointing);
+    o.precision = c.precision;
+    const MemoryPlan plan = plan_of(o);
+    const Measured m = measure(o);
+    expect_within(plan.activation_bytes(), m.activations, 0.01, c.name + " activations");
+    expect_within(plan.peak_bytes, m.peak, 0.01, c.name + " peak");
+  }
+}
+
+TEST(LlamaMemoryPlan, CheckpointingShrinksTheActivationsAsMeasuredAtTinyScale) {
+  RunOptions none = llama_run(Scale::tiny, 8), full = none;
+  full.activation_checkpointing = parse_activation_checkpointing("full");
+  const Measured m_none = measure(none), m_full = measure(full);
+  expect_within(plan_of(none).activation_bytes(), m_none.activations, 0.01, "none");
+  expect_within(plan_of(full).activation_bytes(), m_full.activations, 0.01, "full");
+  EXPECT_LT(plan_of(full).activation_bytes(), plan_of(none).activation_bytes());
+}
+
+TEST(LlamaMemoryPlan, AccumulationKeepsTheGradientsAtThePeak) {
+  RunOptions o = llama_run(Scale::tiny, 8);
+  o.grad_accum = 2;
+  const Measured m = measure(o);
+  const MemoryPlan plan = plan_of(o);
+  expect_within(plan.peak_bytes, m.peak, 0.01, "grad-accum 2 peak");
+  EXPECT_GT(plan.peak_bytes, plan_of(llama_run(Scale::tiny, 8)).peak_bytes);
+}
+
+TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding) {
+  RunOptions o;
+  o.workload = "llama";
+  o.batch_size = 1;
+  o.precision = Precision::bf16;
+  o.device = "cuda";
+  o.activation_checkpointing = parse_activation_checkpointing("full");
+  o.settings = {{"size", "8b"}};
+  const MemoryPlan plan = plan_of(o);
+  const double n = static_cast<double>(nn::llama_parameter_count(nn::llama_published_config("8b")));
+  EXPECT_NEAR(plan.model_state_bytes() / 1e9, 128.5, 0.1);  // 16 B x 8.03 B parameters
+  EXPECT_GT(plan.peak_bytes, 80e9);                         // even with every block checkpointed
+  EXPECT_GT(plan.peak_bytes, 16 * n);
+  o.settings = {{"size", "1b"}};
+  EXPECT_LT(plan_of(o).peak_bytes, 80e9);  // 1B fits at one 8,192-token sequence
+}
+
+TEST(LlamaMemoryPlan, OtherWorkloadsHaveNoShapeModel) {
+  const auto w = create_workload("resnet50");
+  RunOptions o;
+  o.workload = "resnet50";
+  o.batch_size = 4;
+  EXPECT_FALSE(w->memory_plan(o, Settings(w->info().settings, {}, "resnet50")).has_value());
+}
+
+}  // namespace
+}  // namespace tbd
