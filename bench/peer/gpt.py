@@ -65,15 +65,9 @@ class GPT(nn.Module):
 
 
 def zipf_windows(batch_size, seed):
-    """tbd's GptWorkload::make_synthetic: four [B, context + 1] windows of Zipf
-    token ids from std::mt19937_64, split into inputs and next-token targets."""
-    rng = synthetic.MT19937_64(synthetic.derive_seed(synthetic.data_seed(seed), 0x69F7))
-    words = synthetic.ZipfWords(0, VOCABULARY)
-    batches = []
-    for _ in range(4):
-        window = torch.tensor([[words(rng) for _ in range(CONTEXT + 1)] for _ in range(batch_size)])
-        batches.append((window[:, :-1].contiguous(), window[:, 1:].contiguous()))
-    return batches
+    """tbd's gpt data: zipf_token_pool with gpt's seed salt 0x69F7."""
+    seed = synthetic.derive_seed(synthetic.data_seed(seed), 0x69F7)
+    return synthetic.zipf_token_pool(seed, VOCABULARY, batch_size, CONTEXT)
 
 
 def build(args):

@@ -25,7 +25,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-WORKLOADS = ["resnet50", "gpt", "ncf", "seq2seq", "dlrm"]
+WORKLOADS = ["resnet50", "gpt", "llama", "ncf", "seq2seq", "dlrm"]
 
 
 def parse_args():

@@ -9,7 +9,8 @@ of every timed iteration (seq2seq: target tokens per batch) must equal those in
 tbd's result JSON.
 
 Sources mirrored: src/tbd/core/rng.cpp, src/tbd/core/options.cpp (data_seed),
-src/tbd/data/synthetic_text.cpp, length_batches.cpp, translation_batches.cpp.
+src/tbd/data/synthetic_text.cpp, length_batches.cpp, translation_batches.cpp,
+token_batch.cpp (zipf_token_pool).
 """
 import bisect
 import math
@@ -107,6 +108,21 @@ class ZipfWords:
 
     def __call__(self, rng):
         return self.first + bisect.bisect_left(self.cumulative, canonical(rng))
+
+
+def zipf_token_pool(seed, vocabulary, batch_size, context, batches=4):
+    """tbd::zipf_token_pool (gpt, llama): `batches` [B, context + 1] windows of
+    Zipf token ids from std::mt19937_64, each split into inputs and next-token
+    targets. `seed` is already salted by the workload (derive_seed(data_seed, salt))."""
+    import torch  # only here: the rest of this module is plain Python
+
+    rng = MT19937_64(seed)
+    words = ZipfWords(0, vocabulary)
+    pool = []
+    for _ in range(batches):
+        window = torch.tensor([[words(rng) for _ in range(context + 1)] for _ in range(batch_size)])
+        pool.append((window[:, :-1].contiguous(), window[:, 1:].contiguous()))
+    return pool
 
 
 def _bounded(rng, n):
