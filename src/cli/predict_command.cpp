@@ -3,10 +3,12 @@
 // measured here, the models, the checks) is tbd/study/predict.h.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/byte_size.h"
 #include "cli/commands.h"
+#include "cli/run_args.h"
 #include "cli/study_command.h"
 #include "tbd/core/error.h"
 #include "tbd/study/predict.h"
@@ -53,10 +55,10 @@ Command add_predict_command(CLI::App& app) {
                   "Rounds of each measurement --nproc makes (co-located copies of the base, the "
                   "--check run): processes are the unit of run-to-run noise; means are used")
       ->capture_default_str();
-  cmd->add_option("--dir", r.dir,
-                  "Folder for the runs the prediction measures (co-located copies of the base, the "
-                  "all-reduce) and the --check runs (default: predict-WORKLOAD)");
-  cmd->add_option("--out", r.out, "Write the predictions as JSON (tbd.prediction/1)");
+  refuse_empty(cmd->add_option("--dir", r.dir,
+                               "Folder for the runs the prediction measures (co-located copies of the base, the "
+                               "all-reduce) and the --check runs (default: predict-WORKLOAD)"));
+  refuse_empty(cmd->add_option("--out", r.out, "Write the predictions as JSON (tbd.prediction/1)"));
   cmd->add_flag("--json", a->json, "Print the predictions as JSON");
   // Internal: where the launched workers' rank 0 writes the all-reduce times.
   cmd->add_option("--calibrate-into", a->calibrate_into)->group("");
@@ -64,7 +66,7 @@ Command add_predict_command(CLI::App& app) {
       "Nothing is predicted without a flag: give --nproc, --faster, --roofline or --memory-limit.\n"
       "The model and its limits: docs/metrics.md#prediction.");
 
-  return {cmd, [a]() {
+  return {cmd, [a, cmd]() {
             PredictRequest& r = a->request;
             r.program = program_args()[0];
             r.command = program_args();
@@ -73,7 +75,13 @@ Command add_predict_command(CLI::App& app) {
               throw UsageError("--dist-overlap must be on or off, got '" + a->overlap + "'");
             r.overlap = a->overlap == "on";
             r.speedups = parse_speedups(a->faster);
-            if (!a->memory_limit.empty()) r.memory_limit_bytes = parse_byte_size(a->memory_limit, "--memory-limit");
+            // 0 (or nan) would silently mean "measure here", which --bus-gbps is given to avoid.
+            if (cmd->count("--bus-gbps") > 0 && !(r.bus_gbps > 0 && std::isfinite(r.bus_gbps)))
+              throw UsageError("--bus-gbps must be a positive number of GB/s, e.g. --bus-gbps 100; got " +
+                               cmd->get_option("--bus-gbps")->as<std::string>());
+            // Given empty, it is refused by parse_byte_size rather than taken as "no limit".
+            if (cmd->count("--memory-limit") > 0)
+              r.memory_limit_bytes = parse_byte_size(a->memory_limit, "--memory-limit");
             return run_study(a->json, [&](std::ostream& human) { return run_predict(r, human); });
           }};
 }

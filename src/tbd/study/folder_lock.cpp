@@ -83,4 +83,15 @@ void check_results_folder(const std::string& dir, const std::string& command) {
                      (fs::path(dir).parent_path() / fs::path(dir).stem()).string());
 }
 
+void create_results_folder(const std::string& dir, const std::string& option) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  // create_directories reports success for a folder that already exists; the
+  // lock file is the first thing written into it, so writability is checked here too.
+  if (!ec && ::access(dir.c_str(), W_OK) != 0) ec = std::error_code(errno, std::generic_category());
+  if (ec)
+    throw UsageError(option + " " + dir + ": cannot create or write the folder (" + ec.message() + "); give " + option +
+                     " a folder you can write, e.g. " + option + " results");
+}
+
 }  // namespace tbd

@@ -28,4 +28,10 @@ class FolderLock {
 // Throws UsageError when `dir` exists and is not a folder (`--out file.json`).
 void check_results_folder(const std::string& dir, const std::string& command);
 
+// Creates `dir` (and its parents) for a study's results; `option` is the
+// flag that named it ("--out", "--dir"). Throws UsageError naming the folder,
+// the reason and the fix when it cannot be created (a read-only mount,
+// /proc, a parent that is a file).
+void create_results_folder(const std::string& dir, const std::string& option);
+
 }  // namespace tbd

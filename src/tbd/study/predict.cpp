@@ -11,6 +11,7 @@
 #include <ATen/Parallel.h>
 
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/run_option_table.h"
 #include "tbd/core/statistics.h"
@@ -29,6 +30,7 @@
 #include "tbd/report/prediction_text.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/child_run.h"
+#include "tbd/study/folder_lock.h"
 #include "tbd/study/sweep.h"
 #include "tbd/workloads/registry.h"
 
@@ -74,7 +76,8 @@ void check_request(const PredictRequest& r) {
     throw UsageError("--nproc must be at least 2 (the base is the single-process run), got " + std::to_string(r.nproc));
   if (!(r.bucket_mb > 0)) throw UsageError("--bucket-mb must be positive");
   if (r.runs < 1) throw UsageError("--runs must be at least 1");
-  if (r.bus_gbps < 0 || r.latency_us < 0) throw UsageError("--bus-gbps and --latency-us must not be negative");
+  if (!std::isfinite(r.bus_gbps) || r.bus_gbps < 0 || !std::isfinite(r.latency_us) || r.latency_us < 0)
+    throw UsageError("--bus-gbps and --latency-us must be finite numbers, not negative");
   if (!r.out.empty()) check_output_path(r.out);
 }
 
@@ -243,7 +246,7 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
         request.bus_gbps, request.latency_us);
   } else {
     check_local_ranks_fit(request.nproc, options.device == "cpu");
-    fs::create_directories(dir);
+    create_results_folder(dir, "--dir");
     figures = measure_allreduces_locally(request, dir);
     std::map<double, double> measured;
     for (const auto& m : figures["allreduce"]) measured[m["bytes"].get<double>()] = m["seconds"].get<double>();
@@ -316,7 +319,7 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   const std::string& workload = options.workload;
   if (request.nproc > 1) check_data_parallel_supported(create_workload(workload)->info(), request.nproc);
   const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
-  if (request.check) fs::create_directories(dir);
+  if (request.check) create_results_folder(dir, "--dir");
 
   nlohmann::json predictions = nlohmann::json::array();
   if (request.nproc > 1) predictions.push_back(predict_ranks(request, base, options, dir));
@@ -337,7 +340,7 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
                               {"predictions", predictions}};
   if (!request.out.empty()) write_json_atomically(request.out, doc);
   print_prediction(human, doc);
-  return {doc, 0};
+  return {doc, interrupted_exit_status()};  // 130/143 when a signal cut a measurement short
 }
 
 }  // namespace tbd
