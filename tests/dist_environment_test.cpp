@@ -70,6 +70,13 @@ TEST(DistEnvironment, RejectsInconsistentCombinations) {
               read({{"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}});
             }).find("RANK is not"),
             std::string::npos);
+  // RANK alone used to run one rank silently (RANK=0) or blame the world size (RANK=1).
+  for (const char* rank : {"0", "1"})
+    EXPECT_NE(error_of<UsageError>([rank] {
+                read({{"RANK", rank}});
+              }).find("WORLD_SIZE is not"),
+              std::string::npos)
+        << rank;
   EXPECT_NE(error_of<UsageError>([] {
               read({{"RANK", "0"}, {"WORLD_SIZE", "two"}});
             }).find("WORLD_SIZE='two'"),

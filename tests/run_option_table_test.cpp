@@ -145,5 +145,22 @@ TEST(RunOptionTable, WholeNumbersAreReadAsTyped) {
   EXPECT_NE(error_of<UsageError>([] { parse_flags({"--min-time", "soon"}); }).find("--min-time"), std::string::npos);
 }
 
+TEST(RunOptionTable, EmptyOutputNamesAndSharedOutputFilesAreRefused) {
+  // `--out ''` used to mean "no result file" without a word.
+  EXPECT_NE(error_of<UsageError>([] {
+              parse_flags({"--out", ""});
+            }).find("--out needs a file name"),
+            std::string::npos);
+  // Two outputs of one run naming one file: the result would overwrite the trace, or the CSV append to it.
+  EXPECT_NE(error_of<UsageError>([] {
+              parse_flags({"--out", "r.json", "--trace", "./r.json"});
+            }).find("--out and --trace both name"),
+            std::string::npos);
+  EXPECT_NE(error_of<UsageError>([] {
+              parse_flags({"--csv", "log", "--mllog", "log"});
+            }).find("both name log"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tbd

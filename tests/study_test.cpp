@@ -12,6 +12,7 @@
 #include "cli/run_args.h"
 #include "tbd/core/error.h"
 #include "tbd/measure/probes/probe.h"
+#include "tbd/study/comma_list.h"
 #include "tbd/study/scale.h"
 #include "tbd/study/suite.h"
 #include "tbd/study/suite_presets.h"
@@ -328,7 +329,7 @@ TEST(SuitePlan, LaysTheRunOptionsAndEachWorkloadsOwnOverThePreset) {
 }
 
 TEST(SuitePlan, WithoutWorkloadsRunsEveryRegisteredOne) {
-  const auto plan = plan_suite("paper", "", {}, {});
+  const auto plan = plan_suite("paper", std::nullopt, {}, {});
   const auto names = workload_names();
   ASSERT_EQ(plan.size(), names.size());
   for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(plan[i].workload, names[i]);
@@ -345,6 +346,36 @@ TEST(SuitePlan, RefusesBadPresetsWorkloadsAndForSpecs) {
               plan_suite("quick", "ncf", {}, {"resnet50:--iters 2"});
             }).find("--for names resnet50, which this suite does not run"),
             std::string::npos);
+}
+
+TEST(SuitePlan, RefusesEmptyOrRepeatedWorkloads) {
+  // --workloads '' used to run the default set, and ',' or 'ncf,,dlrm' dropped the empty items.
+  for (const std::string bad : {"", ",", "ncf,,dlrm", "ncf,"})
+    EXPECT_NE(error_of<UsageError>([&] { plan_suite("quick", bad, {}, {}); }).find("--workloads"), std::string::npos)
+        << bad;
+  EXPECT_NE(error_of<UsageError>([] { plan_suite("quick", "ncf,ncf", {}, {}); }).find("names ncf twice"),
+            std::string::npos);
+  EXPECT_EQ(plan_suite("quick", std::nullopt, {}, {}).size(), workload_names().size());
+}
+
+TEST(SuitePlan, SplitsForOptionsAsAShellWould) {
+  const auto [w, words] = read_for_spec("ncf:--set 'a=b c'  --iters \"2\"");
+  EXPECT_EQ(w, "ncf");
+  EXPECT_EQ(words, (std::vector<std::string>{"--set", "a=b c", "--iters", "2"}));
+  EXPECT_NE(error_of<UsageError>([] { read_for_spec("ncf:--set 'a=b"); }).find("--for ncf: the quote ' is not closed"),
+            std::string::npos);
+}
+
+TEST(CommaList, RefusesEmptyListsEmptyItemsAndDuplicates) {
+  EXPECT_EQ(list_items("a,b,c", "--x", "a,b"), (std::vector<std::string>{"a", "b", "c"}));
+  for (const std::string bad : {"", ",", "a,,b", "a,", ",a"}) {
+    const std::string message = error_of<UsageError>([&] { list_items(bad, "--x", "a,b"); });
+    EXPECT_NE(message.find("--x"), std::string::npos) << bad;
+    EXPECT_NE(message.find("e.g. --x a,b"), std::string::npos) << message;
+  }
+  EXPECT_NE(error_of<UsageError>([] { list_items("a,b,a", "--x", "a,b"); }).find("names a twice"), std::string::npos);
+  EXPECT_THROW(parse_process_counts("2,1,2"), UsageError);
+  EXPECT_THROW(parse_batch_sizes("4,4"), UsageError);
 }
 
 TEST(SuiteIndex, ReadsAnIndexAndRefusesWhatIsNotOne) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "tbd/core/error.h"
 #include "tbd/core/run_option_table.h"
@@ -13,6 +14,11 @@
 namespace tbd::cli {
 
 RunArgs::RunArgs() : probes(join_commas(default_probes())) {}
+
+CLI::Option* refuse_empty(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](std::string& text) { return text.empty() ? std::string("needs a name, got ''") : std::string(); }, "PATH"));
+}
 
 void declare_table_options(CLI::App& cmd, RunArgs& a, const std::vector<std::string>& only) {
   for (const auto& spec : run_option_table()) {
@@ -45,15 +51,39 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
       ->capture_default_str();
   cmd.add_flag("--oversubscribe", a.oversubscribe,
                "Start --nproc ranks even beyond this machine's CPUs (CPU runs) or available memory");
-  cmd.add_option("--trace", a.trace.path,
-                 "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window");
-  cmd.add_option("--execution-trace", a.trace.execution_trace,
-                 "Write PyTorch's execution trace (operator graph, for Chakra and ASTRA-sim) of the --trace-iters "
-                 "iterations; linked to the --trace file when both are given");
+  refuse_empty(
+      cmd.add_option("--trace", a.trace.path,
+                     "Write a Chrome/Perfetto trace (Kineto) of a few iterations run after the measured window"));
+  refuse_empty(
+      cmd.add_option("--execution-trace", a.trace.execution_trace,
+                     "Write PyTorch's execution trace (operator graph, for Chakra and ASTRA-sim) of the --trace-iters "
+                     "iterations; linked to the --trace file when both are given"));
   cmd.add_option("--trace-iters", a.trace.iterations, "Iterations in the --trace file")->capture_default_str();
-  cmd.add_option("--mllog", a.mllog, "Append MLPerf-style :::MLLOG lines of the run to this file");
-  cmd.add_option("--csv", a.csv, "Append one CSV row for the run to this file (header when new)");
+  refuse_empty(cmd.add_option("--mllog", a.mllog, "Append MLPerf-style :::MLLOG lines of the run to this file"));
+  refuse_empty(cmd.add_option("--csv", a.csv, "Append one CSV row for the run to this file (header when new)"));
 }
+
+namespace {
+
+// Throws UsageError when two of `outputs` ({flag, path}; "" not given) are one
+// file: the later write would replace the result, or append to it.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const auto same_file = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    // Absolute first: weakly_canonical leaves a relative name relative when its first part does not exist.
+    const auto norm = [&ec](const std::string& p) {
+      return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+    };
+    return norm(a) == norm(b);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t j = i + 1; j < outputs.size(); ++j)
+      if (!outputs[i].second.empty() && !outputs[j].second.empty() && same_file(outputs[i].second, outputs[j].second))
+        throw UsageError(outputs[i].first + " and " + outputs[j].first + " both name " + outputs[j].second +
+                         ", so one would overwrite the other; give each output its own file");
+}
+
+}  // namespace
 
 RunOptions resolve(const RunArgs& args) {
   RunOptions o;
@@ -61,11 +91,16 @@ RunOptions resolve(const RunArgs& args) {
   for (const auto& [flag, text] : args.given) find_run_option(flag)->parse(o, text);
   validate(o);
   if (!o.out.empty()) check_output_path(o.out);
+  check_distinct_outputs({{"--out", o.out},
+                          {"--trace", args.trace.path},
+                          {"--execution-trace", args.trace.execution_trace},
+                          {"--mllog", args.mllog},
+                          {"--csv", args.csv}});
   return o;
 }
 
 std::vector<std::string> resolve_probes(const RunArgs& args) {
-  const auto probes = args.probes == "all" ? probe_names() : split_commas(args.probes);
+  const auto probes = args.probes == "all" ? probe_names() : list_items(args.probes, "--probes", "time,data");
   for (const auto& p : probes) make_probe(p);  // unknown names fail before the run
   return probes;
 }

@@ -13,7 +13,8 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace tbd::cli {
 
@@ -32,6 +33,11 @@ struct RunArgs {
   RunArgs();
 };
 
+// Refuses an empty value for `option` (a file or folder name): `--out ''`
+// would otherwise mean "no output" or "the default folder" without a word.
+// Returns `option`.
+CLI::Option* refuse_empty(CLI::Option* option);
+
 // Every option of `tbd run` except the workload (a positional of `tbd run`,
 // a study's own argument) on `app`, writing into `args`.
 void declare_run_options(CLI::App& app, RunArgs& args);
@@ -41,7 +47,8 @@ void declare_run_options(CLI::App& app, RunArgs& args);
 void declare_table_options(CLI::App& app, RunArgs& args, const std::vector<std::string>& only);
 
 // Reads the given options through the option table and validates them
-// (throws UsageError).
+// (throws UsageError), and refuses two outputs of the run that name the
+// same file (`--trace F --out F`: one would overwrite the other).
 RunOptions resolve(const RunArgs& args);
 
 // The probes of --probes, `all` expanded to every probe this build knows;

@@ -23,7 +23,7 @@ Command add_scale_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--nproc", a->nproc, "Process counts to run, comma-separated")->capture_default_str();
-  cmd->add_option("--out", a->out, "Write the scaling result (with every run inside) to this file");
+  refuse_empty(cmd->add_option("--out", a->out, "Write the scaling result (with every run inside) to this file"));
   cmd->add_flag("--json", a->json, "Print the scaling result on stdout; the table goes to stderr");
   cmd->add_flag("--oversubscribe", a->oversubscribe,
                 "Run process counts beyond this machine's CPUs (CPU runs) or available memory");

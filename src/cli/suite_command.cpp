@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/run_args.h"
@@ -29,7 +30,7 @@ Command add_suite_command(CLI::App& app) {
                   "for a large GPU; add --device cuda)")
       ->capture_default_str();
   cmd->add_option("--workloads", a->workloads, "Comma-separated workloads (default: all registered)");
-  cmd->add_option("--out", a->out, "Results folder (default: suite-PRESET)");
+  refuse_empty(cmd->add_option("--out", a->out, "Results folder (default: suite-PRESET)"));
   cmd->add_option("--for", a->per_workload,
                   "Options for one workload only, as W:OPTIONS, e.g. "
                   "'resnet50:--batch-size 16' (repeatable)");
@@ -47,7 +48,16 @@ Command add_suite_command(CLI::App& app) {
             SuiteRequest request;
             request.preset = a->preset;
             request.run_options = cmd->remaining();
-            request.runs = plan_suite(a->preset, a->workloads, request.run_options, a->per_workload);
+            // `--workloads ''` is an empty list, refused; not the default set, which is --workloads not given.
+            const auto workloads =
+                cmd->count("--workloads") > 0 ? std::optional<std::string>(a->workloads) : std::nullopt;
+            request.runs = plan_suite(a->preset, workloads, request.run_options, a->per_workload);
+            // Each --for alone first, so a refusal says which one it is in.
+            for (const auto& spec : a->per_workload) {
+              const auto [w, words] = read_for_spec(spec);
+              parse_run_options(
+                  words, w, {"tbd suite --for " + w, {"--out", "--json", "--quiet"}, "; give --out to suite instead"});
+            }
             // Each run's options as `tbd run` will read them, so none is refused after others ran.
             for (const auto& run : request.runs)
               parse_run_options(run.options, run.workload,

@@ -9,6 +9,9 @@
 #include "cli/commands.h"
 #include "cli/run_args.h"
 #include "cli/study_command.h"
+#include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
+#include "tbd/core/options.h"
 #include "tbd/study/child_run.h"
 #include "tbd/study/sweep.h"
 
@@ -17,9 +20,18 @@ namespace {
 
 struct SweepArgs {
   std::string workload, batch_sizes = "auto", out, memory_limit, mllog, csv;
-  long long start = 1, max_batch = 65536;
+  // Text, read by batch_bound: CLI11's own conversion saturates
+  // 99999999999999999999 to 2^63 - 1, a bound no sweep would reach.
+  std::string start = "1", max_batch = "65536";
   bool json = false;
 };
+
+long long batch_bound(const std::string& text, const std::string& flag) {
+  const auto n = unsigned_from_text(text);
+  if (!n || *n < 1 || *n > static_cast<unsigned long long>(kMaxBatchSize))
+    throw UsageError(flag + " must be a batch size in [1, " + std::to_string(kMaxBatchSize) + "], got '" + text + "'");
+  return static_cast<long long>(*n);
+}
 
 }  // namespace
 
@@ -31,7 +43,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("workload", a->workload, "Workload name (see `tbd list`)")->required();
   cmd->add_option("--batch-sizes", a->batch_sizes, "Comma-separated batch sizes, or auto (double until out of memory)")
       ->capture_default_str();
-  cmd->add_option("--out", a->out, "Results folder (default: sweep-WORKLOAD)");
+  refuse_empty(cmd->add_option("--out", a->out, "Results folder (default: sweep-WORKLOAD)"));
   cmd->add_flag("--json", a->json, "Print the sweep document (sweep.json) on stdout; the table goes to stderr");
   cmd->add_option("--memory-limit", a->memory_limit,
                   "auto stops where the memory probe's peak exceeds this (e.g. 2G); default on CPU: 75% of RAM");
@@ -50,13 +62,14 @@ Command add_sweep_command(CLI::App& app) {
             request.workload = a->workload;
             request.plan.automatic = a->batch_sizes == "auto";
             if (!request.plan.automatic) request.plan.sizes = parse_batch_sizes(a->batch_sizes);
-            request.plan.start = a->start;
-            request.plan.max_batch = a->max_batch;
+            request.plan.start = batch_bound(a->start, "--start");
+            request.plan.max_batch = batch_bound(a->max_batch, "--max-batch");
             request.run = parse_run_options(cmd->remaining(), a->workload,
                                             {"tbd sweep",
                                              {"--out", "--json", "--batch-size", "--quiet", "--trace"},
                                              " (give --out to sweep; --batch-sizes)"});
-            if (!a->memory_limit.empty())
+            // Given empty, it is refused by parse_byte_size rather than taken as "no limit".
+            if (cmd->count("--memory-limit") > 0)
               request.memory_limit_bytes = parse_byte_size(a->memory_limit, "--memory-limit");
             request.out = a->out;
             request.mllog = a->mllog;

@@ -127,7 +127,8 @@ std::vector<Spec> make_table() {
        .record = [](const RunOptions& o) { return Json(to_string(o.activation_checkpointing)); }});
   add({.flag = "--threads",
        .json_key = "threads",
-       .help = "Intra-op threads (default: LibTorch's choice)",
+       .help = "Intra-op threads; 0 or omitted: LibTorch's choice (one per core). The result records the number "
+               "used",
        .configuration = true,
        .parse = [](RunOptions& o, const std::string& v) { o.threads = integer_option("--threads", v); },
        .record = [](const RunOptions& o) { return Json(o.threads); }});
@@ -259,7 +260,11 @@ std::vector<Spec> make_table() {
        .record = [](const RunOptions& o) { return only_distributed(o, o.dist_timeout_s); }});
   add({.flag = "--out",
        .help = "Write the result JSON to this file (atomically)",
-       .parse = [](RunOptions& o, const std::string& v) { o.out = v; }});
+       .parse = [](RunOptions& o, const std::string& v) {
+         // An empty name would mean "no result file" without a word.
+         if (v.empty()) throw UsageError("--out needs a file name, got ''");
+         o.out = v;
+       }});
   add({.flag = "--json",
        .help = "Print the result JSON on stdout (the summary goes to stderr)",
        .takes = Spec::Takes::nothing,

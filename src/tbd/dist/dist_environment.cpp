@@ -50,6 +50,12 @@ DistEnvironment read_dist_environment(const GetEnv& getenv) {
       throw UsageError("WORLD_SIZE=" + std::to_string(e.world_size) +
                        " is set but RANK is not; "
                        "set RANK to this process's rank in [0, WORLD_SIZE)");
+    // RANK alone would run one rank that believes it has peers, or be
+    // refused as "rank 1 is not below the world size 1": name what is missing.
+    if (getenv("RANK") && !getenv("WORLD_SIZE"))
+      throw UsageError(std::string("RANK=") + getenv("RANK") +
+                       " is set but WORLD_SIZE is not; set WORLD_SIZE to the number of ranks (WORLD_SIZE=1 for one "
+                       "process), or unset RANK to run alone");
     e.rank = read_int(getenv, "RANK", 0, 0, kMaxRanks);
     e.local_rank = read_int(getenv, "LOCAL_RANK", e.rank, 0, kMaxRanks);
     e.local_world_size = read_int(getenv, "LOCAL_WORLD_SIZE", e.world_size, 1, kMaxRanks);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,24 +24,56 @@
 namespace tbd {
 namespace fs = std::filesystem;
 
-std::vector<SuiteRun> plan_suite(const std::string& preset, const std::string& workloads,
+std::pair<std::string, std::vector<std::string>> read_for_spec(const std::string& spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw UsageError("--for takes WORKLOAD:OPTIONS, e.g. 'resnet50:--batch-size 16'; got '" + spec + "'");
+  const std::string w = spec.substr(0, colon);
+  // Words as a shell splits them, so `--set 'name=a b'` stays one value.
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (const char c : spec.substr(colon + 1)) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote)
+    throw UsageError("--for " + w + ": the quote " + std::string(1, quote) + " is not closed in '" + spec +
+                     "'; close it, or drop it");
+  if (in_word) words.push_back(word);
+  return {w, words};
+}
+
+std::vector<SuiteRun> plan_suite(const std::string& preset, const std::optional<std::string>& workloads,
                                  const std::vector<std::string>& run_options,
                                  const std::vector<std::string>& per_workload) {
   const auto presets = suite_preset_names();
   if (std::find(presets.begin(), presets.end(), preset) == presets.end())
     throw UsageError("--preset must be quick, paper or gpu, got '" + preset + "'");
-  const std::vector<std::string> names = workloads.empty() ? workload_names() : split_commas(workloads);
+  const std::vector<std::string> names =
+      workloads ? list_items(*workloads, "--workloads", "ncf,dlrm") : workload_names();
   for (const auto& w : names) create_workload(w);  // unknown names fail now, listing the known ones
   std::map<std::string, std::vector<std::string>> own;
   for (const auto& spec : per_workload) {
-    const auto colon = spec.find(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("--for takes WORKLOAD:OPTIONS, e.g. 'resnet50:--batch-size 16'; got '" + spec + "'");
-    const std::string w = spec.substr(0, colon);
+    auto [w, words] = read_for_spec(spec);
     if (std::find(names.begin(), names.end(), w) == names.end())
       throw UsageError("--for names " + w + ", which this suite does not run");
-    std::stringstream words(spec.substr(colon + 1));
-    for (std::string word; words >> word;) own[w].push_back(word);
+    own[w].insert(own[w].end(), words.begin(), words.end());
   }
   std::vector<SuiteRun> runs;
   for (const auto& w : names)
@@ -128,7 +161,8 @@ StudyOutcome run_suite(const SuiteRequest& request, std::ostream& human) {
   if (!request.csv.empty()) check_log_path(request.csv, "--csv");
   const std::string dir = request.out.empty() ? "suite-" + request.preset : request.out;
   check_results_folder(dir, "tbd suite");
-  fs::create_directories(fs::path(dir) / "logs");
+  create_results_folder(dir, "--out");
+  create_results_folder((fs::path(dir) / "logs").string(), "--out");
   const FolderLock lock(dir, request.command);
   const std::string index_path = (fs::path(dir) / "index.json").string();
   const nlohmann::json previous = read_suite_index(index_path);

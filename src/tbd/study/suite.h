@@ -9,8 +9,10 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,13 +28,19 @@ struct SuiteRun {
   std::vector<std::string> options;
 };
 
-// The runs of a suite: `workloads` (comma-separated; empty: every registered
-// one; an unknown name throws UsageError listing the known ones), each with
+// One --for "W:OPTIONS": the workload and its options split into words as a
+// shell would (quotes group words). Throws UsageError for a spec without
+// "W:" and, naming `--for W`, for a quote left open.
+std::pair<std::string, std::vector<std::string>> read_for_spec(const std::string& spec);
+
+// The runs of a suite: `workloads` (comma-separated; none: every registered
+// one; an unknown name throws UsageError listing the known ones, an empty
+// list or item or a name given twice throws UsageError too), each with
 // the options of `preset`, then `run_options` (for every run), then its own
 // (`per_workload`: "W:OPTIONS" specs, e.g. "resnet50:--batch-size 16"), each
 // laid over the one before (merge_options). Throws UsageError for an unknown
 // preset, a malformed spec, or a spec naming a workload the suite does not run.
-std::vector<SuiteRun> plan_suite(const std::string& preset, const std::string& workloads,
+std::vector<SuiteRun> plan_suite(const std::string& preset, const std::optional<std::string>& workloads,
                                  const std::vector<std::string>& run_options,
                                  const std::vector<std::string>& per_workload);
 
