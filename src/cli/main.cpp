@@ -6,11 +6,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <vector>
 
 #include "cli/commands.h"
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/measure/machine/environment.h"
 
 namespace tbd::cli {
@@ -20,6 +22,26 @@ std::vector<std::string> g_args;
 void set_program_args(int argc, char** argv) { g_args.assign(argv, argv + argc); }
 const std::vector<std::string>& program_args() { return g_args; }
 }  // namespace tbd::cli
+
+namespace {
+
+// A SIGINT or SIGTERM that comes while a command starts up is recorded and
+// honoured at the first iteration boundary, or passed to a study's first
+// run. Installed in main, the handler came about a second after the start
+// (LibTorch's static initializers run first), and a signal in that time was
+// lost: a script's background job starts with SIGINT ignored. So it is
+// installed from the executable's preinit array, which the dynamic loader
+// runs before any shared library's initializer, a few milliseconds in.
+// Commands that do not stop early (list, report, ...) keep the default.
+void install_interrupt_handler_first(int argc, char** argv, char** /*envp*/) {
+  for (const char* honours : {"run", "sweep", "suite", "scale", "predict"})
+    if (argc > 1 && std::strcmp(argv[1], honours) == 0) tbd::install_interrupt_handler();
+}
+
+__attribute__((section(".preinit_array"),
+               used)) void (*const preinit_interrupt_handler)(int, char**, char**) = install_interrupt_handler_first;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -61,6 +83,14 @@ int main(int argc, char** argv) {
       if (c.app->get_name() == word) return true;
     return false;
   };
+  // CLI11 would answer "A subcommand is required" to `tbd --bogus`, hiding the typo.
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string first = argv[1];
+    if (first != "--help" && first != "-h" && first != "--version") {
+      std::cerr << fmt::format("tbd: error: unknown option '{}': tbd takes a command first (see tbd --help)\n", first);
+      return 2;
+    }
+  }
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
     std::vector<std::string> known;
     for (const auto& c : commands) known.push_back(c.app->get_name());
@@ -87,6 +117,9 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const tbd::Error& e) {
     std::cerr << "tbd: error: " << e.what() << "\n";
+    // A command that fails because a SIGINT/SIGTERM stopped its runs (tbd predict's
+    // measurements) was stopped, as run, sweep and suite report it: 130 or 143.
+    if (const int stopped = tbd::interrupted_exit_status(); stopped != 0) return stopped;
     return 1;
   } catch (const c10::Error& e) {
     // Its what() carries a C++ backtrace of a hundred lines; the message is what helps.

@@ -67,6 +67,13 @@ Command add_run_command(CLI::App& app) {
             install_interrupt_handler();
             const RunOutcome outcome = run_benchmark(options, *workload, probes, a->trace);
             if (outcome.rank != 0) return interrupted_exit_status();  // rank 0 reports for everyone
+            // Stopped before any timed iteration (a signal during start-up or warm-up): no
+            // figure was measured, and a result without iterations is no result.
+            if (interrupt_requested() && outcome.result.value("iterations", nlohmann::json::array()).empty()) {
+              std::cerr << "tbd: stopped by " << signal_name(interrupt_signal())
+                        << " before any timed iteration; no result written\n";
+              return interrupted_exit_status();
+            }
             if (!options.out.empty()) write_json_atomically(options.out, outcome.result);
             if (!a->mllog.empty()) append_mllog(a->mllog, outcome.result);
             if (!a->csv.empty()) append_csv(a->csv, outcome.result);

@@ -135,7 +135,10 @@ int run_local_workers(const std::vector<std::string>& args, int nproc) {
   // every rank, which then agree to stop and write a partial result; the
   // third abandons the run (this process ends, and the ranks with it).
   install_interrupt_handler();
-  int forwarded = interrupt_count();
+  // Every signal this process received, also those before the child started:
+  // tbd installs its handler first thing (cli/main.cpp), so a Ctrl-C during
+  // start-up reaches the run instead of being lost.
+  int forwarded = 0;
   for (int r = 0; r < nproc; ++r) {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)

@@ -81,7 +81,10 @@ ChildOutcome run_child(const std::vector<std::string>& args, const std::string& 
   // 50 ms, once per signal (the child has its own process group, so a
   // terminal's Ctrl-C reaches it only this way).
   int status = 0;
-  int forwarded = interrupt_count();
+  // Every signal this process received, also those before the child started:
+  // tbd installs its handler first thing (cli/main.cpp), so a Ctrl-C during
+  // start-up reaches the run instead of being lost.
+  int forwarded = 0;
   for (;;) {
     for (; forwarded < interrupt_count(); ++forwarded) ::kill(pid, interrupt_signal());
     const pid_t done = ::waitpid(pid, &status, WNOHANG);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tbd/core/error.h"
+#include "tbd/core/interrupt.h"
 #include "tbd/core/number_format.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
@@ -17,6 +18,7 @@
 #include "tbd/measure/runner.h"
 #include "tbd/output/result_file.h"
 #include "tbd/report/result_set.h"
+#include "tbd/study/comma_list.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd {
@@ -24,15 +26,12 @@ namespace fs = std::filesystem;
 
 std::vector<int> parse_process_counts(const std::string& text) {
   std::vector<int> counts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
+  for (const auto& part : list_items(text, "--nproc", "1,2,4")) {
     const auto n = integer_from_text(part);
     if (!n || *n < 1 || *n > 1024)
       throw UsageError("--nproc takes a comma-separated list of process counts such as 1,2,4; got '" + text + "'");
     counts.push_back(static_cast<int>(*n));
   }
-  if (counts.empty()) throw UsageError("--nproc needs at least one process count, e.g. 1,2");
   return counts;
 }
 
@@ -63,8 +62,14 @@ namespace {
 // end up inside the scaling result.
 struct ScratchFolder {
   fs::path path;
-  ScratchFolder() : path(fs::temp_directory_path() / ("tbd-scale-" + std::to_string(::getpid()))) {
-    fs::create_directories(path);
+  ScratchFolder() {
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    if (!ec) path = tmp / ("tbd-scale-" + std::to_string(::getpid()));
+    if (!ec) fs::create_directories(path, ec);
+    if (ec)
+      throw UsageError("tbd scale cannot create its scratch folder in the temporary folder " + tmp.string() + " (" +
+                       ec.message() + "); set TMPDIR to a folder you can write");
   }
   ~ScratchFolder() {
     std::error_code ec;
@@ -90,8 +95,12 @@ StudyOutcome run_scale(const ScaleRequest& request, std::ostream& human) {
     args.insert(args.end(), request.run.tokens.begin(), request.run.tokens.end());
     args.insert(args.end(), {"--nproc", std::to_string(n), "--out", file, "--quiet"});
     const int rc = run_local_workers(args, n);
+    // Stopped by SIGINT/SIGTERM: rank 0's partial result is the last point, and
+    // the points so far are kept (as a sweep's and a suite's are).
+    const bool interrupted = interrupt_requested();
+    if (interrupted && (rc != interrupted_exit_status() || !fs::exists(file))) break;
     if (rc == 2) throw UsageError("the runs of tbd scale were refused (see above)");
-    if (rc != 0) throw Error("the run with " + std::to_string(n) + " process(es) failed (see above)");
+    if (rc != 0 && !interrupted) throw Error("the run with " + std::to_string(n) + " process(es) failed (see above)");
     std::ifstream in(file);
     const nlohmann::json r = nlohmann::json::parse(in);
     const double rate = throughput_of(r);
@@ -103,17 +112,30 @@ StudyOutcome run_scale(const ScaleRequest& request, std::ostream& human) {
                       {"speedup", figures.speedup},
                       {"efficiency", figures.efficiency},
                       {"result", r}});
+    if (interrupted) break;
+  }
+  const int stopped = interrupted_exit_status();  // 130, 143; 0 when no signal came
+  if (points.empty()) {                           // stopped before any run wrote its result: nothing to keep
+    human << "stopped by " << signal_name(interrupt_signal()) << " before any process count was measured\n";
+    return {nullptr, stopped};
   }
   const std::string unit = throughput_unit(points[0]["result"]);
   human << scale_table_footer(unit, baseline_nproc);
-  const nlohmann::json scale = {{"schema", "tbd.scale/1"},
-                                {"workload", request.workload},
-                                {"unit", unit},
-                                {"baseline_nproc", baseline_nproc},
-                                {"points", points},
-                                {"environment", capture_environment()}};
+  nlohmann::json scale = {{"schema", "tbd.scale/1"},
+                          {"workload", request.workload},
+                          {"unit", unit},
+                          {"baseline_nproc", baseline_nproc},
+                          {"points", points},
+                          {"environment", capture_environment()}};
+  if (stopped != 0) {
+    scale["partial"] = true;
+    const bool last_partial = points.back()["result"].value("partial", false);
+    human << "stopped by " << signal_name(interrupt_signal()) << ": " << points.size() << " of "
+          << request.counts.size() << " process counts measured" << (last_partial ? " (the last one partial)" : "")
+          << "\n";
+  }
   if (!request.out.empty()) write_json_atomically(request.out, scale);
-  return {scale, 0};
+  return {scale, stopped};
 }
 
 }  // namespace tbd

@@ -27,16 +27,13 @@ namespace fs = std::filesystem;
 
 std::vector<long long> parse_batch_sizes(const std::string& text) {
   std::vector<long long> sizes;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
+  for (const auto& part : list_items(text, "--batch-sizes", "1,2,4,8")) {
     const auto b = integer_from_text(part);
     if (!b || *b < 1)
       throw UsageError("--batch-sizes takes 'auto' or a comma-separated list of sizes such as 1,2,4,8; got '" + text +
                        "'");
     sizes.push_back(*b);
   }
-  if (sizes.empty()) throw UsageError("--batch-sizes needs at least one batch size, or 'auto'");
   return sizes;
 }
 
@@ -196,11 +193,31 @@ StudyOutcome run_sweep(const SweepRequest& request, std::ostream& human) {
   if (!request.csv.empty()) check_log_path(request.csv, "--csv");
   const std::string dir = request.out.empty() ? "sweep-" + workload : request.out;
   check_results_folder(dir, "tbd sweep");
-  fs::create_directories(fs::path(dir) / "logs");
+  create_results_folder(dir, "--out");
+  create_results_folder((fs::path(dir) / "logs").string(), "--out");
   const FolderLock lock(dir, request.command);
 
   install_interrupt_handler();
   nlohmann::json points = nlohmann::json::array();
+  const nlohmann::json environment = capture_environment();
+  // The index as it stands: written after every point (as a suite's is), so a
+  // sweep killed midway still indexes the results it left.
+  const auto index = [&](const nlohmann::json& points_so_far) {
+    const long long largest_fit = largest_fitting_batch(points_so_far);
+    const nlohmann::json sweep = {
+        {"schema", kSweepSchema},
+        {"workload", workload},
+        {"batch_sizes", request.plan.automatic ? nlohmann::json("auto") : nlohmann::json(request.plan.sizes)},
+        {"memory_limit_bytes", limit.bytes > 0 ? nlohmann::json(limit.bytes) : nlohmann::json(nullptr)},
+        {"memory_limit_source", limit.source},
+        {"run_options", run_options},
+        {"points", points_so_far},
+        {"largest_fitting_batch", largest_fit > 0 ? nlohmann::json(largest_fit) : nlohmann::json(nullptr)},
+        {"stopped_by", schedule.stopped_by()},
+        {"environment", environment}};
+    write_json_atomically((fs::path(dir) / "sweep.json").string(), sweep);
+    return sweep;
+  };
   StudyProgress progress("sweep " + workload, schedule.expected_points());
   while (const auto next = schedule.next()) {
     const long long b = *next;
@@ -228,6 +245,7 @@ StudyOutcome run_sweep(const SweepRequest& request, std::ostream& human) {
     const nlohmann::json point = sweep_point(b, run, result, limit, file, log);
     if (!result.is_null() && !point.contains("file")) fs::remove(file);  // over the limit: not a fitting run
     points.push_back(point);
+    index(points);
     const std::string status = point["status"];
     progress.end("batch " + std::to_string(b),
                  status == "ok" ? fmt::format("ok, {:.4g} {}", point["samples_per_s"].get<double>(),
@@ -237,19 +255,8 @@ StudyOutcome run_sweep(const SweepRequest& request, std::ostream& human) {
   }
   for (const auto& p : schedule.skipped()) points.push_back(p);
   progress.finish();
+  const nlohmann::json sweep = index(points);
   const long long largest_fit = largest_fitting_batch(points);
-  const nlohmann::json sweep = {
-      {"schema", kSweepSchema},
-      {"workload", workload},
-      {"batch_sizes", request.plan.automatic ? nlohmann::json("auto") : nlohmann::json(request.plan.sizes)},
-      {"memory_limit_bytes", limit.bytes > 0 ? nlohmann::json(limit.bytes) : nlohmann::json(nullptr)},
-      {"memory_limit_source", limit.source},
-      {"run_options", run_options},
-      {"points", points},
-      {"largest_fitting_batch", largest_fit > 0 ? nlohmann::json(largest_fit) : nlohmann::json(nullptr)},
-      {"stopped_by", schedule.stopped_by()},
-      {"environment", capture_environment()}};
-  write_json_atomically((fs::path(dir) / "sweep.json").string(), sweep);
   human << sweep_table(sweep, dir);
   if (const int status = interrupted_exit_status(); status != 0) return {sweep, status};  // 130, 143
   return {sweep, largest_fit > 0 ? 0 : 1};
