@@ -59,6 +59,9 @@ TEST(MovieLens, MalformedLinesNameFileAndLine) {
       {"1,2,inf,4\n", ":1: bad rating 'inf'"},
       {"1,2,3,4\n1,2,3,\n", ":2: bad timestamp ''"},
       {"1,2,3,4\n-5,2,3,4\n", ":2: bad user id '-5'"},
+      // strtoll stopped at the NUL, so this line read as 1,2,3,4.
+      {std::string("1,2,3,4\n1\0junk,2,3,4\n", 21), ":2: a NUL byte at column 2"},
+      {std::string("1,2,3,4\n1,2,3,4\0\n", 17), ":2: a NUL byte at column 8"},
   };
   for (const auto& [text, message] : cases) {
     const auto path = write_text(dir, "bad.csv", text);

@@ -39,4 +39,15 @@ grep -q "tbd: error: cannot write $WORK/full/result.json: No space left on devic
   fail "the error does not name ENOSPC: $(cat "$WORK/out.out")"
 [ "$(cat "$WORK/full.listing")" = "filler" ] || fail "left on the full disk: $(cat "$WORK/full.listing")"
 
+# A CSV or MLLOG append that does not fit leaves no 0-byte file behind (the
+# disk filled first, so the new file's first write fails).
+for log in csv mllog; do
+  in_full_fs bash -c 'head -c 1M /dev/zero > "$0/fill" 2> /dev/null; "$@"' "$WORK/full" \
+    "$TBD" run ncf "${run[@]}" --"$log" "$WORK/full/runs.$log" --out "$WORK/$log.json" > "$WORK/$log.out" 2>&1
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "--$log on a full disk exited $rc, expected 1: $(cat "$WORK/$log.out")"
+  grep -q "No space left on device" "$WORK/$log.out" || fail "--$log: ENOSPC not named: $(cat "$WORK/$log.out")"
+  grep -q "runs.$log" "$WORK/full.listing" && fail "--$log on a full disk left $(cat "$WORK/full.listing")"
+done
+
 finish

@@ -99,8 +99,12 @@ MovieLensRatings::MovieLensRatings(const std::string& path) {
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    const auto f = split(line, ',');
     const std::string where = path + ":" + std::to_string(number);
+    // strtoll stops at a NUL as at the end of the text, so "12<NUL>junk" read as 12.
+    if (const auto nul = line.find('\0'); nul != std::string::npos)
+      throw Error(where + ": a NUL byte at column " + std::to_string(nul + 1) +
+                  "; a ratings file is text: the file is corrupt or not MovieLens ratings");
+    const auto f = split(line, ',');
     int64_t user = 0, item = 0, timestamp = 0;
     if (number == 1 && !f.empty() && !parse_int(f[0], user)) {  // a header: its columns must be MovieLens's
       if (!is_ratings_header(f))

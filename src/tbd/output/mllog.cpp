@@ -63,7 +63,11 @@ void check_log_path(const std::string& path, const std::string& option) {
 }
 
 void append_to_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Created here (O_EXCL tells), the file is removed again when the write
+  // fails (a full disk): no 0-byte log is left behind.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  const bool created = fd >= 0;
+  if (!created && errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) throw Error("cannot append to " + path + ": " + std::strerror(errno));
   // One write() with O_APPEND: lines of concurrent writers do not interleave.
   size_t done = 0;
@@ -73,6 +77,7 @@ void append_to_file(const std::string& path, const std::string& text) {
     if (n < 0) {
       const int err = errno;
       ::close(fd);
+      if (created) ::unlink(path.c_str());
       throw Error("cannot append to " + path + ": " + std::strerror(err));
     }
     done += static_cast<size_t>(n);
