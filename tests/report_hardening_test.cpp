@@ -282,7 +282,8 @@ TEST(ResultTypes, ScaleSweepAndSuiteEntriesAreChecked) {
   EXPECT_NE(
       error_of<Error>([&] { load_results(sweep); }).find(sweep + ": field 'points[1].batch_size' must be an integer"),
       std::string::npos);
-  const std::string suite = write(dir, "suite.json", {{"schema", "tbd.suite/1"}, {"runs", {{{"status", 0}}}}});
+  const std::string suite =
+      write(dir, "suite.json", {{"schema", "tbd.suite/1"}, {"runs", {{{"workload", "ncf"}, {"status", 0}}}}});
   EXPECT_NE(error_of<Error>([&] { load_results(suite); }).find(suite + ": field 'runs[0].status' must be a string"),
             std::string::npos);
   const std::string scale =

@@ -264,7 +264,7 @@ constexpr fields::FieldRule kResultRules[] = {
     {"roofline.by_op", array},
     {"roofline.by_op[]", object},
     {"roofline.by_op[].op", string},
-    {"roofline.by_op[].bound", string},
+    {"roofline.by_op[].bound", or_null(string)},  // null: no ceiling known (verdicts_not_available)
     {"roofline.by_op[].seconds", number},
     {"roofline.by_op[].headroom_s", or_null(number)},
     {"roofline.by_op[].intensity", or_null(number)},
