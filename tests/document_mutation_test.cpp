@@ -115,14 +115,18 @@ nlohmann::json wrong_type(const nlohmann::json& v) {
   return nlohmann::json::array();  // null
 }
 
-// Each field of `doc` by its name as the rules name it ("a.b[0].c"), with a
-// pointer to it. Of an array, its first two elements stand for all.
-void collect(nlohmann::json& node, const std::string& name, std::vector<std::pair<std::string, nlohmann::json*>>& out) {
-  if (!name.empty()) out.push_back({name, &node});
+// Each field of `doc` by its name as the rules name it ("a.b[0].c"), with
+// its JSON pointer: pointers, not addresses, because a mutation replaces a
+// parent with a scalar and destroys its children (restoring it makes new
+// ones). Of an array, its first two elements stand for all.
+void collect(const nlohmann::json& node, const std::string& name, const nlohmann::json::json_pointer& at,
+             std::vector<std::pair<std::string, nlohmann::json::json_pointer>>& out) {
+  if (!name.empty()) out.push_back({name, at});
   if (node.is_object()) {
-    for (auto& [key, value] : node.items()) collect(value, name.empty() ? key : name + "." + key, out);
+    for (const auto& [key, value] : node.items()) collect(value, name.empty() ? key : name + "." + key, at / key, out);
   } else if (node.is_array()) {
-    for (size_t i = 0; i < node.size() && i < 2; ++i) collect(node[i], name + "[" + std::to_string(i) + "]", out);
+    for (size_t i = 0; i < node.size() && i < 2; ++i)
+      collect(node[i], name + "[" + std::to_string(i) + "]", at / i, out);
   }
 }
 
@@ -178,10 +182,11 @@ void mutate_every_field(const std::string& kind, const nlohmann::json& original)
   ASSERT_NO_THROW(use_like_the_commands(load_results(file), file)) << kind;
 
   nlohmann::json doc = original;
-  std::vector<std::pair<std::string, nlohmann::json*>> all;
-  collect(doc, "", all);
+  std::vector<std::pair<std::string, nlohmann::json::json_pointer>> all;
+  collect(doc, "", nlohmann::json::json_pointer(), all);
   size_t refused = 0;
-  for (const auto& [field, node] : all) {
+  for (const auto& [field, at] : all) {
+    nlohmann::json* node = &doc[at];
     if (field == "schema") continue;  // another schema is another kind of file (result_set's own test)
     const nlohmann::json kept = *node;
     *node = wrong_type(kept);
