@@ -180,9 +180,9 @@ TEST(ResultTypes, WrongTypeNamesTheFileAndTheField) {
   };
   const std::vector<Case> cases = {
       {[](auto& r) { r["workload"]["options"]["batch_size"] = "8"; },
-       "field 'workload.options.batch_size' must be an integer, found \"8\" (a string)"},
+       "field 'workload.options.batch_size' must be an integer >= 1, found \"8\" (a string)"},
       {[](auto& r) { r["workload"]["options"]["batch_size"] = nullptr; },
-       "field 'workload.options.batch_size' must be an integer, found null;"},
+       "field 'workload.options.batch_size' must be an integer >= 1, found null;"},
       {[](auto& r) { r["workload"]["options"]["scale"] = 3; }, "field 'workload.options.scale' must be a string"},
       {[](auto& r) { r["workload"]["options"]["world_size"] = "2"; },
        "field 'workload.options.world_size' must be an integer"},
@@ -219,6 +219,60 @@ TEST(ResultTypes, WrongTypeNamesTheFileAndTheField) {
   }
 }
 
+// Issue 29: documents accepted silently before, figures computed from nonsense.
+TEST(ResultRules, FiguresOutOfRangeAndListsThatDisagreeAreRefused) {
+  struct Case {
+    std::function<void(nlohmann::json&)> edit;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& r) { r["iterations"] = nlohmann::json::array(); }, "field 'iterations' must be a non-empty array"},
+      {[](auto& r) {
+         r["iterations"] = {0.0, 0.0};
+       },
+       "field 'iterations[0]' must be a number > 0, found 0.0"},
+      {[](auto& r) { r["throughput"]["samples_per_s"] = -3; },
+       "field 'throughput.samples_per_s' must be a number > 0 or null, found -3"},
+      {[](auto& r) { r["throughput"]["samples_per_s"] = "NaN"; },
+       "field 'throughput.samples_per_s' must be a number > 0 or null, found \"NaN\" (a string)"},
+      {[](auto& r) {
+         r["iteration_repetitions"] = {0, 0};
+       },
+       "field 'iteration_repetitions' must be an array of one entry per entry of 'iterations' (4), but it holds 2"},
+      {[](auto& r) {
+         r["iteration_samples"] = {4, 4, -4, 4};
+       },
+       "field 'iteration_samples[2]' must be a number >= 0, found -4"},
+      {[](auto& r) {
+         r["gradients"] = {{"elements", "many"}, {"backward_passes", nlohmann::json::array()}};
+       },
+       "field 'gradients.elements' must be an array, found \"many\" (a string)"},
+      {[](auto& r) {
+         r["gradients"] = {{"elements", {10, 20}},
+                           {"element_size", {4, 4}},
+                           {"kind", {"weight", "bias"}},
+                           {"backward_passes", {{{"ready_fraction", {0.5}}}}}};
+       },
+       "field 'gradients.backward_passes[0].ready_fraction' must be an array of one entry per entry of "
+       "'gradients.elements' (2), but it holds 1"},
+  };
+  for (const auto& c : cases) {
+    TempDir dir;
+    nlohmann::json r = result("resnet50");
+    c.edit(r);
+    const std::string file = write(dir, "edited.json", r);
+    const std::string e = error_of<Error>([&] { load_results(file); });
+    EXPECT_NE(e.find(file + ": " + c.message), std::string::npos) << e;
+  }
+  // A partial result cut short before its first timed iteration has none, and no throughput.
+  TempDir dir;
+  nlohmann::json r = result("resnet50");
+  r["partial"] = true;
+  r["iterations"] = nlohmann::json::array();
+  r["throughput"]["samples_per_s"] = nullptr;
+  EXPECT_NO_THROW(load_results(write(dir, "partial.json", r)));
+}
+
 TEST(ResultTypes, ScaleSweepAndSuiteEntriesAreChecked) {
   TempDir dir;
   const std::string sweep = write(dir, "sweep.json",
@@ -228,7 +282,8 @@ TEST(ResultTypes, ScaleSweepAndSuiteEntriesAreChecked) {
   EXPECT_NE(
       error_of<Error>([&] { load_results(sweep); }).find(sweep + ": field 'points[1].batch_size' must be an integer"),
       std::string::npos);
-  const std::string suite = write(dir, "suite.json", {{"schema", "tbd.suite/1"}, {"runs", {{{"status", 0}}}}});
+  const std::string suite =
+      write(dir, "suite.json", {{"schema", "tbd.suite/1"}, {"runs", {{{"workload", "ncf"}, {"status", 0}}}}});
   EXPECT_NE(error_of<Error>([&] { load_results(suite); }).find(suite + ": field 'runs[0].status' must be a string"),
             std::string::npos);
   const std::string scale =

@@ -25,6 +25,8 @@ expect_exit() {
   local out rc
   out="$("$TBD" "$@" 2>&1)"
   rc=$?
+  # Kept for finish()'s check that no input reached an internal error.
+  echo "$out" >> "$WORK/.expect_exit.out"
   [ "$rc" -eq "$code" ] || fail "tbd $* exited $rc, expected $code; output: $out"
   echo "$out" | grep -Eq -- "$pattern" || fail "tbd $* output lacks /$pattern/: $out"
 }
@@ -76,8 +78,19 @@ validate_documents() {
     fail "documents that do not match docs/schema (above)"
 }
 
+# No input a test gives tbd may end in "tbd: internal error" (an exception
+# tbd did not turn into a message): every output expect_exit captured, and
+# every file the test left under $WORK (outputs it redirected, logs), is
+# searched for it.
+check_no_internal_error() {
+  local hits
+  hits="$(grep -rl --binary-files=without-match "tbd: internal error" "$WORK" 2>/dev/null)"
+  [ -z "$hits" ] || fail "an internal error in the captured output of: $hits ($(grep -rh "tbd: internal error" $hits | head -n 3))"
+}
+
 finish() {
   validate_documents
+  check_no_internal_error
   if [ "$FAILURES" -gt 0 ]; then
     echo "$FAILURES check(s) failed" >&2
     exit 1

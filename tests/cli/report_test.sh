@@ -198,7 +198,7 @@ r = json.load(open(sys.argv[1]))
 r["workload"]["options"]["batch_size"] = "256"
 json.dump(r, open(sys.argv[2], "w"))
 PY
-expect_exit 1 "typed/ncf.json: field 'workload.options.batch_size' must be an integer, found \"256\" \(a string\)" -- \
+expect_exit 1 "typed/ncf.json: field 'workload.options.batch_size' must be an integer >= 1, found \"256\" \(a string\)" -- \
   report "$WORK/typed"
 expect_exit 2 "typed/ncf.json: field 'workload.options.batch_size' must be an integer" -- \
   compare "$fixture/suite/ncf.json" "$WORK/typed/ncf.json"

@@ -9,7 +9,8 @@ namespace tbd {
 
 nlohmann::json predict_memory_limit(const nlohmann::json& base, long long limit_bytes, long long start) {
   const auto& m = base.value("memory", nlohmann::json());
-  if (!m.is_object() || !m.contains("breakdown") || !m.contains("peak_bytes"))
+  // A peak of null: the probe ran but could not measure (its not_available says why).
+  if (!m.is_object() || !m.contains("breakdown") || !m.contains("peak_bytes") || !m["peak_bytes"].is_number())
     throw Error(
         "the base result has no memory breakdown: run it with the memory probe (it is in the default "
         "--probes list)");

@@ -6,6 +6,46 @@
 
 namespace tbd {
 namespace {
+using namespace fields::rules;
+
+constexpr fields::FieldRule kPredictionRules[] = {
+    {"base", string},
+    {"base_label", string},
+    {"predictions", required(array)},
+    {"predictions[]", object},
+    {"predictions[].kind", required(string)},
+    {"predictions[].unit", string},
+    {"predictions[].ranks", positive_integer},
+    {"predictions[].global_samples_per_s", non_negative},
+    {"predictions[].per_rank_samples_per_s", non_negative},
+    {"predictions[].efficiency", non_negative},
+    {"predictions[].speedup", non_negative},
+    // A number for class_speedup and roofline; data_parallel's terms for data_parallel.
+    {"predictions[].iteration_ms.*", non_negative},
+    {"predictions[].sparse_allreduce_ms", non_negative},
+    {"predictions[].classes", array},
+    {"predictions[].classes[]", object},
+    {"predictions[].classes[].class", string},
+    {"predictions[].classes[].factor", positive},
+    {"predictions[].samples_per_s", non_negative},
+    {"predictions[].base_iteration_ms", non_negative},
+    {"predictions[].limit_bytes", non_negative},
+    {"predictions[].fixed_bytes", non_negative},
+    {"predictions[].per_sample_bytes", non_negative},
+    {"predictions[].largest_fitting_batch", or_null(integer)},
+    {"predictions[].first_out_of_memory_doubling", or_null(integer)},
+    {"predictions[].check", object},
+    {"predictions[].check.not_available", string},
+    {"predictions[].check.measured_global_samples_per_s", non_negative},
+    {"predictions[].check.error", number},
+    {"predictions[].check.result", string},
+    {"predictions[].check.runs", array},
+    {"predictions[].check.measured_process_cv", or_null(number)},
+    {"predictions[].check.measured_repetition_cv", or_null(number)},
+    {"predictions[].check.sweep", string},
+    {"predictions[].check.measured_first_out_of_memory_batch", or_null(integer)},
+    {"predictions[].check.doubling_steps_off", or_null(number)},
+};
 
 PredictionKind prediction_kind(const std::string& name) {
   if (name == "data_parallel") return PredictionKind::kDataParallel;
@@ -71,6 +111,12 @@ Prediction read_prediction(const nlohmann::json& p) {
 }
 
 }  // namespace
+
+std::span<const fields::FieldRule> prediction_rules() { return kPredictionRules; }
+
+void check_prediction_document(const nlohmann::json& doc, const std::string& file) {
+  fields::check_fields(doc, kPredictionRules, file);
+}
 
 PredictionDocument read_prediction_document(const nlohmann::json& doc) {
   PredictionDocument d;

@@ -1,14 +1,20 @@
 // A tbd.prediction/1 document (`tbd predict --out`) read into types: the one
 // place the prediction kinds are told apart, for the report's predictions
 // table and predict's own text (prediction_text). Fields that are missing or
-// of another type read as absent (NaN, none, empty), never as an error.
+// of another type read as absent (NaN, none, empty), never as an error;
+// check_prediction_document, which every command runs on a document it
+// loads, refuses such a document first.
 #pragma once
+
+#include <span>
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 
@@ -70,5 +76,11 @@ struct PredictionDocument {
 };
 
 PredictionDocument read_prediction_document(const nlohmann::json& doc);
+
+// The rules of tbd.prediction/1 (docs/schema) for the fields tbd reads.
+std::span<const fields::FieldRule> prediction_rules();
+
+// Throws Error naming `file`, the field and the rule where `doc` breaks them.
+void check_prediction_document(const nlohmann::json& doc, const std::string& file);
 
 }  // namespace tbd

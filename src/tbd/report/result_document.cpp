@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "tbd/core/error.h"
 #include "tbd/report/findings.h"
 #include "tbd/report/json_fields.h"
 #include "tbd/report/result_set.h"
@@ -103,6 +104,236 @@ const std::vector<std::string>& memory_categories() {
 const std::vector<std::string>& report_phases() {
   static const std::vector<std::string> p = {"data", "forward", "backward", "communication", "optimizer", "other"};
   return p;
+}
+
+namespace {
+using namespace fields::rules;
+
+constexpr fields::FieldRule kResultRules[] = {
+    {"schema", required(string)},
+    {"created_utc", string},
+    {"partial", boolean},
+    {"workload", required(object)},
+    {"workload.name", required(string)},
+    {"workload.domain", string},
+    {"workload.sample_unit", string},
+    {"workload.variable_shapes", boolean},
+    {"workload.settings", object},
+    {"workload.configuration", object},
+    {"workload.batch", object},
+    {"workload.batch.micro_batch", positive_integer},
+    {"workload.batch.grad_accum", positive_integer},
+    {"workload.batch.ranks", positive_integer},
+    {"workload.batch.global_batch", positive_integer},
+    {"workload.batch.unit", string},
+    {"workload.options", required(object)},
+    {"workload.options.device", string},
+    {"workload.options.precision", string},
+    {"workload.options.scale", string},
+    {"workload.options.data", string},
+    {"workload.options.optimizer_impl", string},
+    {"workload.options.host_allocator", string},
+    {"workload.options.memory_format", string},
+    {"workload.options.activation_checkpointing", string},
+    {"workload.options.batch_size", positive_integer},
+    {"workload.options.grad_accum", positive_integer},
+    {"workload.options.world_size", positive_integer},
+    {"workload.options.repeat", positive_integer},
+    {"workload.options.iters", positive_integer},
+    {"workload.options.threads", integer},
+    {"workload.options.seed", count},
+    {"workload.options.settings", object},
+    {"environment", object},
+    {"environment.cpu", object},
+    {"environment.memory", object},
+    {"environment.os", object},
+    {"environment.libtorch", object},
+    {"environment.libtorch.version", string},
+    {"environment.threads", object},
+    {"environment.threads.intra_op", integer},
+    {"environment.threads.inter_op", integer},
+    {"environment.accelerator", object},
+    {"environment.tbd", object},
+    {"environment.tbd.version", string},
+    {"environment.tbd.git_revision", string},
+    {"framework", object},
+    {"framework.cudnn_benchmark", boolean},
+    {"wall_clock", object},
+    {"wall_clock.start", integer},
+    {"wall_clock.setup_end", integer},
+    {"wall_clock.warmup_end", integer},
+    {"wall_clock.end", integer},
+    {"wall_clock.windows", array},
+    {"wall_clock.windows[]", object},
+    {"wall_clock.windows[].start", integer},
+    {"wall_clock.windows[].end", integer},
+    {"warmup", object},
+    {"warmup.iterations", count},
+    {"warmup.mode", string},
+    {"model", object},
+    {"model.parameters", count},
+    {"model.trainable_parameters", count},
+    {"loss", object},
+    {"loss.first_measured", or_null(number)},
+    {"loss.last_measured", or_null(number)},
+    {"throughput", required(object)},
+    {"throughput.unit", string},
+    {"throughput.samples", non_negative},
+    {"throughput.seconds", non_negative},
+    {"throughput.samples_per_s", or_null(positive)},  // null: no iteration completed
+    {"throughput.ci95", or_null(array)},
+    {"throughput.ci95[]", number},
+    {"throughput.repetitions", array},
+    {"throughput.repetitions[]", object},
+    {"throughput.repetitions[].samples", non_negative},
+    {"throughput.repetitions[].seconds", non_negative},
+    {"throughput.repetitions[].iterations", count},
+    {"throughput.repetitions[].samples_per_s", or_null(non_negative)},
+    {"summary", object},
+    {"summary.n", count},
+    {"summary.mean_s", or_null(non_negative)},
+    {"summary.median_s", or_null(non_negative)},
+    {"summary.cv", or_null(non_negative)},
+    {"iterations", required(array)},
+    {"iterations[]", positive},  // seconds of a timed iteration
+    {"iteration_samples", array},
+    {"iteration_samples[]", non_negative},
+    {"iteration_repetitions", array},
+    {"iteration_repetitions[]", count},
+    {"probes", array},
+    {"probes[]", string},
+    {"warnings", array},
+    {"warnings[]", string},
+    {"timing_conditions", object},
+    {"distributed", object},
+    {"distributed.world_size", positive_integer},
+    {"distributed.backend", string},
+    {"distributed.global_samples_per_s", non_negative},
+    {"distributed.per_rank", array},
+    {"*.not_available", string},  // why a section's figures are absent
+    {"data", object},
+    {"cpu", object},
+    {"cpu.utilisation", or_null(non_negative)},
+    {"flops", object},
+    {"flops.achieved_flops_per_s", or_null(non_negative)},
+    {"device_time", object},
+    {"device_time.median_s", or_null(non_negative)},
+    {"gpu", object},
+    {"gpu.kernel_busy_share", or_null(non_negative)},
+    {"energy", object},
+    {"comm", object},
+    {"memory", object},
+    {"memory.peak_bytes", or_null(count)},
+    {"memory.breakdown", object},
+    {"memory.breakdown.*", non_negative},
+    {"memory.cuda_allocator", object},
+    {"memory.cuda_allocator.reserved_peak_bytes", or_null(count)},
+    {"memory.cuda_allocator.fragmentation", or_null(number)},
+    {"memory.timeline", object},
+    {"memory.timeline.t_s", array},
+    {"memory.timeline.t_s[]", number},
+    {"memory.timeline.bytes", object},
+    {"memory.timeline.bytes.*", array},
+    {"memory.timeline.bytes.*[]", number},
+    {"phases", object},
+    {"phases.iteration_ms", non_negative},
+    {"phases.data_ms", non_negative},
+    {"phases.forward_ms", non_negative},
+    {"phases.backward_ms", non_negative},
+    {"phases.communication_ms", non_negative},
+    {"phases.optimizer_ms", non_negative},
+    {"phases.other_ms", non_negative},
+    {"ops", object},
+    {"ops.iterations", count},
+    {"ops.by_class", object},
+    {"ops.by_class.*", object},
+    {"ops.by_class.*.share_of_self", non_negative},
+    {"ops.by_layer", array},
+    {"ops.by_layer[]", object},
+    {"ops.by_layer[].layer", string},
+    {"ops.by_layer[].forward_self_s", non_negative},
+    {"ops.by_layer[].backward_self_s", non_negative},
+    {"ops.by_layer[].share_of_self", non_negative},
+    {"roofline", object},
+    {"roofline.verdicts_not_available", string},
+    {"roofline.by_class", object},
+    {"roofline.by_class.*", object},
+    {"roofline.by_class.*.headroom_s", or_null(number)},
+    {"roofline.by_class.*.seconds_by_bound", object},
+    {"roofline.by_class.*.seconds_by_bound.*", number},
+    {"roofline.by_op", array},
+    {"roofline.by_op[]", object},
+    {"roofline.by_op[].op", string},
+    {"roofline.by_op[].bound", or_null(string)},  // null: no ceiling known (verdicts_not_available)
+    {"roofline.by_op[].seconds", number},
+    {"roofline.by_op[].headroom_s", or_null(number)},
+    {"roofline.by_op[].intensity", or_null(number)},
+    {"roofline.by_op[].achieved_flops_per_s", or_null(number)},
+    {"roofline.by_layer", array},
+    {"roofline.by_layer[]", object},
+    {"roofline.by_layer[].layer", string},
+    {"roofline.by_layer[].headroom_s", or_null(number)},
+    {"roofline.by_layer[].seconds_by_bound", object},
+    {"roofline.by_layer[].seconds_by_bound.*", number},
+    {"gradients", object},
+    {"gradients.iterations", count},
+    {"gradients.elements", array},
+    {"gradients.elements[]", count},
+    {"gradients.element_size", array},
+    {"gradients.element_size[]", positive_integer},
+    {"gradients.kind", array},
+    {"gradients.kind[]", string},
+    {"gradients.sparse", array},
+    {"gradients.sparse[]", or_null(object)},  // null: a dense gradient
+    {"gradients.sparse[].rows", required(positive_integer)},
+    {"gradients.sparse[].entries", required(non_negative)},
+    {"gradients.backward_passes", array},
+    {"gradients.backward_passes[]", object},
+    {"gradients.backward_passes[].share_of_backward", non_negative},
+    {"gradients.backward_passes[].ready_fraction", required(array)},
+    {"gradients.backward_passes[].ready_fraction[]", or_null(non_negative)},  // null: no gradient in that pass
+};
+
+// `field`, where present, must hold one entry per entry of `reference`.
+void expect_same_length(const nlohmann::json& doc, fields::Path field, const std::string& field_name,
+                        size_t reference_size, const std::string& reference_name, const std::string& file) {
+  const auto* f = fields::find(doc, field);
+  if (f && f->is_array() && f->size() != reference_size)
+    fields::refuse(file, field_name,
+                   "an array of one entry per entry of '" + reference_name + "' (" + std::to_string(reference_size) +
+                       "), but it holds " + std::to_string(f->size()),
+                   nullptr);
+}
+
+}  // namespace
+
+std::span<const fields::FieldRule> result_rules() { return kResultRules; }
+
+void check_result_document(const nlohmann::json& r, const std::string& file) {
+  if (!r.is_object()) throw Error(file + ": a result must be a JSON object, found " + r.type_name());
+  fields::check_fields(r, kResultRules, file);
+  const auto& iterations = fields::array(r, {"iterations"});
+  if (iterations.empty() && !fields::boolean(r, {"partial"}).value_or(false))
+    fields::refuse(file, "iterations",
+                   "a non-empty array (only a partial result, cut short before its first timed iteration, has none)",
+                   &iterations);
+  expect_same_length(r, {"iteration_samples"}, "iteration_samples", iterations.size(), "iterations", file);
+  expect_same_length(r, {"iteration_repetitions"}, "iteration_repetitions", iterations.size(), "iterations", file);
+  // The data-parallel prediction walks these lists together, one entry per parameter.
+  const auto& g = fields::object(r, {"gradients"});
+  if (fields::find(g, {"backward_passes"})) {
+    for (const char* list : {"elements", "element_size", "kind"})
+      if (!fields::find(g, {list})) fields::refuse(file, std::string("gradients.") + list, "an array", nullptr);
+    const size_t n = fields::array(g, {"elements"}).size();
+    expect_same_length(g, {"element_size"}, "gradients.element_size", n, "gradients.elements", file);
+    expect_same_length(g, {"kind"}, "gradients.kind", n, "gradients.elements", file);
+    expect_same_length(g, {"sparse"}, "gradients.sparse", n, "gradients.elements", file);
+    const auto& passes = fields::array(g, {"backward_passes"});
+    for (size_t k = 0; k < passes.size(); ++k)
+      expect_same_length(passes[k], {"ready_fraction"},
+                         "gradients.backward_passes[" + std::to_string(k) + "].ready_fraction", n, "gradients.elements",
+                         file);
+  }
 }
 
 ResultDocument read_result_document(const nlohmann::json& r) {

@@ -1,8 +1,11 @@
 // A tbd.result/1 document read into the types the report shows: the
 // figures of the run and of each probe that ran. Fields that are missing or
 // of another type read as absent (NaN, -1, empty), the way a probe that did
-// not run reads, never as an error.
+// not run reads, never as an error. check_result_document, which every
+// command runs on a result it loads, refuses such a document first.
 #pragma once
+
+#include <span>
 
 #include <optional>
 #include <string>
@@ -10,6 +13,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 
@@ -75,6 +80,16 @@ struct ResultDocument {
 };
 
 ResultDocument read_result_document(const nlohmann::json& result);
+
+// The rules of a tbd.result/1 document (docs/schema/tbd.result-1.schema.json)
+// for the fields tbd's commands read: types, ranges, and what may be null.
+std::span<const fields::FieldRule> result_rules();
+
+// Throws Error naming `file`, the field and the rule where `result` breaks
+// result_rules() or a rule between fields: iteration_samples and
+// iteration_repetitions hold one entry per iteration, iterations is empty
+// only in a partial result, the gradients' lists have one entry per parameter.
+void check_result_document(const nlohmann::json& result, const std::string& file);
 
 // The phases of a result's `phases` section, in the order an iteration runs them.
 const std::vector<std::string>& report_phases();  // data, forward, backward, communication, optimizer, other

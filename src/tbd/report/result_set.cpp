@@ -10,6 +10,9 @@
 
 #include "tbd/core/error.h"
 #include "tbd/report/json_fields.h"
+#include "tbd/report/prediction_document.h"
+#include "tbd/report/result_document.h"
+#include "tbd/report/study_documents.h"
 
 namespace tbd {
 namespace fs = std::filesystem;
@@ -26,149 +29,27 @@ nlohmann::json read_json(const std::string& file) {
   }
 }
 
-// What report and compare read from a document, by JSON type. A field that
-// is present with another type (a string where a number belongs, null, ...)
-// is refused here, naming the file and the field, instead of failing later
-// inside the JSON library.
-enum class Kind { string, integer, number, boolean, object, array };
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::string: return "a string";
-    case Kind::integer: return "an integer";
-    case Kind::number: return "a number";
-    case Kind::boolean: return "true or false";
-    case Kind::object: return "an object";
-    case Kind::array: return "an array";
-  }
-  return "?";
-}
-
-bool has_kind(const nlohmann::json& j, Kind k) {
-  switch (k) {
-    case Kind::string: return j.is_string();
-    case Kind::integer: return j.is_number_integer();
-    case Kind::number: return j.is_number();
-    case Kind::boolean: return j.is_boolean();
-    case Kind::object: return j.is_object();
-    case Kind::array: return j.is_array();
-  }
-  return false;
-}
-
-std::string found_text(const nlohmann::json& j) {
-  if (j.is_null()) return "null";
-  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text + " (" +
-         (j.is_string()    ? "a string"
-          : j.is_boolean() ? "a boolean"
-          : j.is_number()  ? "a number"
-          : j.is_array()   ? "an array"
-                           : "an object") +
-         ")";
-}
-
-[[noreturn]] void wrong_type(const std::string& file, const std::string& field, Kind k, const nlohmann::json& found) {
-  throw Error(file + ": field '" + field + "' must be " + kind_name(k) + ", found " + found_text(found) +
-              "; the file was edited by hand or written by another program: correct the field or remove the file");
-}
-
-// `parent[key]`, when present, must be of kind `k`; `where` is the parent's path ("workload.options").
-void expect_kind(const nlohmann::json& parent, const char* key, Kind k, const std::string& file,
-                 const std::string& where) {
-  if (!parent.is_object()) return;
-  const auto it = parent.find(key);
-  if (it != parent.end() && !has_kind(*it, k)) wrong_type(file, where.empty() ? key : where + "." + key, k, *it);
-}
-
-// The fields of a result that report and compare read, where present.
-void check_entries(const nlohmann::json& array, const std::string& file, const std::string& name,
-                   std::initializer_list<std::pair<const char*, Kind>> fields);
-
-void check_result_fields(const nlohmann::json& r, const std::string& file) {
-  const auto& w = r["workload"];
-  expect_kind(w, "settings", Kind::object, file, "workload");
-  const auto& o = w["options"];
-  for (const char* key : {"scale", "precision", "device", "data", "optimizer_impl", "host_allocator"})
-    expect_kind(o, key, Kind::string, file, "workload.options");
-  for (const char* key : {"batch_size", "world_size"}) expect_kind(o, key, Kind::integer, file, "workload.options");
-  expect_kind(o, "settings", Kind::object, file, "workload.options");
-  expect_kind(r, "partial", Kind::boolean, file, "");
-  const auto& t = r["throughput"];
-  expect_kind(t, "unit", Kind::string, file, "throughput");
-  expect_kind(t, "repetitions", Kind::array, file, "throughput");
-  if (t.contains("repetitions"))
-    check_entries(t["repetitions"], file, "throughput.repetitions",
-                  {{"samples", Kind::number}, {"seconds", Kind::number}});
-  expect_kind(r, "distributed", Kind::object, file, "");
-  if (r.contains("distributed"))
-    expect_kind(r["distributed"], "global_samples_per_s", Kind::number, file, "distributed");
-  expect_kind(r, "memory", Kind::object, file, "");
-  if (r.contains("memory")) {
-    const auto& m = r["memory"];
-    expect_kind(m, "breakdown", Kind::object, file, "memory");
-    if (m.contains("breakdown"))
-      for (const auto& [category, bytes] : m["breakdown"].items())
-        if (!bytes.is_number()) wrong_type(file, "memory.breakdown." + category, Kind::number, bytes);
-    expect_kind(m, "cuda_allocator", Kind::object, file, "memory");
-    if (m.contains("cuda_allocator"))
-      expect_kind(m["cuda_allocator"], "reserved_peak_bytes", Kind::number, file, "memory.cuda_allocator");
-  }
-}
-
-// Each entry of `array` must be an object whose listed keys, where present, have their kind.
-void check_entries(const nlohmann::json& array, const std::string& file, const std::string& name,
-                   std::initializer_list<std::pair<const char*, Kind>> fields) {
-  for (size_t i = 0; i < array.size(); ++i) {
-    const std::string where = name + "[" + std::to_string(i) + "]";
-    if (!array[i].is_object()) wrong_type(file, where, Kind::object, array[i]);
-    for (const auto& [key, kind] : fields) expect_kind(array[i], key, kind, file, where);
-  }
-}
-
-void validate_scale(const nlohmann::json& doc, const std::string& file) {
-  if (!doc.contains("points") || !doc["points"].is_array())
-    throw Error(file + ": tbd.scale/1 document lacks its 'points' array");
-  expect_kind(doc, "workload", Kind::string, file, "");
-  expect_kind(doc, "unit", Kind::string, file, "");
-  check_entries(doc["points"], file, "points", {{"nproc", Kind::integer}});
-  for (const auto& p : doc["points"]) {
-    if (!p.contains("nproc") || !p.contains("result"))
-      throw Error(file + ": a point of the tbd.scale/1 document lacks 'nproc' or 'result'");
-    validate_result(p["result"], file + " (point nproc " + p["nproc"].dump() + ")");
-  }
-}
-
 void add_file(ResultSet& set, const std::string& file, bool from_folder) {
   const nlohmann::json doc = read_json(file);
   const std::string schema =
       doc.is_object() && doc.contains("schema") && doc["schema"].is_string() ? doc["schema"].get<std::string>() : "";
+  // Each kind's reader checks it (types, ranges, lengths that must agree),
+  // so nothing downstream computes from a field of the wrong type.
   if (schema == kResultSchema) {
     validate_result(doc, file);
     set.runs.push_back({file, "", doc});
   } else if (schema == kScaleSchema) {
-    validate_scale(doc, file);
+    check_scale_document(doc, file);
     for (const auto& p : doc["points"]) set.runs.push_back({file, "scale, nproc " + p["nproc"].dump(), p["result"]});
     set.scales.push_back({file, doc});
   } else if (schema == kSweepSchema) {
-    if (!doc.contains("points") || !doc["points"].is_array())
-      throw Error(file + ": tbd.sweep/1 document lacks its 'points' array");
-    expect_kind(doc, "workload", Kind::string, file, "");
-    expect_kind(doc, "stopped_by", Kind::string, file, "");
-    check_entries(doc["points"], file, "points",
-                  {{"batch_size", Kind::integer}, {"status", Kind::string}, {"error", Kind::string}});
+    check_sweep_document(doc, file);
     set.sweeps.push_back({file, doc});
   } else if (schema == kSuiteSchema) {
-    if (!doc.contains("runs") || !doc["runs"].is_array())
-      throw Error(file + ": tbd.suite/1 document lacks its 'runs' array");
-    check_entries(doc["runs"], file, "runs",
-                  {{"workload", Kind::string}, {"status", Kind::string}, {"error", Kind::string}});
+    check_suite_document(doc, file);
     set.suites.push_back({file, doc});
   } else if (schema == kPredictionSchema) {
-    if (!doc.contains("predictions") || !doc["predictions"].is_array())
-      throw Error(file + ": tbd.prediction/1 document lacks its 'predictions' array");
-    expect_kind(doc, "base_label", Kind::string, file, "");
+    check_prediction_document(doc, file);
     set.predictions.push_back({file, doc});
   } else if (schema.rfind("tbd.", 0) == 0) {
     throw Error(file + ": unknown schema '" + schema + "'; this tbd reads " + kResultSchema + ", " + kScaleSchema +
@@ -235,22 +116,10 @@ std::string key(const nlohmann::json& r, bool with_batch) {
 
 void validate_result(const nlohmann::json& r, const std::string& file) {
   if (!r.is_object()) throw Error(file + ": a result must be a JSON object");
-  if (r.value("schema", "") != kResultSchema)
+  if (!r.contains("schema") || r["schema"] != kResultSchema)
     throw Error(file + ": expected schema " + kResultSchema + ", found " +
                 (r.contains("schema") ? r["schema"].dump() : "none"));
-  const auto require = [&](bool ok, const std::string& what) {
-    if (!ok) throw Error(file + ": tbd.result/1 document lacks " + what + " (was it edited by hand or truncated?)");
-  };
-  require(r.contains("workload") && r["workload"].is_object() && r["workload"].contains("name") &&
-              r["workload"]["name"].is_string(),
-          "'workload.name'");
-  require(r["workload"].contains("options") && r["workload"]["options"].is_object(), "'workload.options'");
-  require(r.contains("iterations") && r["iterations"].is_array(), "the 'iterations' array");
-  for (const auto& t : r["iterations"])
-    if (!t.is_number() || !(t.get<double>() >= 0))
-      throw Error(file + ": 'iterations' must hold non-negative seconds, found " + t.dump());
-  require(r.contains("throughput") && r["throughput"].is_object(), "'throughput'");
-  check_result_fields(r, file);
+  check_result_document(r, file);
 }
 
 ResultSet load_results(const std::string& path) {

@@ -1,8 +1,12 @@
 // The documents tbd's studies write beside their results, read into types:
 // a sweep's index (tbd.sweep/1), a suite's index (tbd.suite/1) and a scaling
 // study (tbd.scale/1). Fields that are missing or of another type read as
-// absent ("?", 0, NaN, empty), never as an error.
+// absent ("?", 0, NaN, empty), never as an error; the check_* functions,
+// which every command runs on a document it loads, refuse such a document
+// first.
 #pragma once
+
+#include <span>
 
 #include <optional>
 #include <string>
@@ -10,6 +14,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tbd/report/json_fields.h"
 
 namespace tbd {
 
@@ -50,5 +56,17 @@ struct ScaleDocument {
 SweepDocument read_sweep_document(const nlohmann::json& doc);
 SuiteDocument read_suite_document(const nlohmann::json& doc);
 ScaleDocument read_scale_document(const nlohmann::json& doc);
+
+// The rules of each kind (docs/schema) for the fields tbd's commands read.
+std::span<const fields::FieldRule> sweep_rules();
+std::span<const fields::FieldRule> suite_rules();
+std::span<const fields::FieldRule> scale_rules();  // each point's result: result_rules()
+
+// Throw Error naming `file`, the field and the rule where a document breaks
+// its kind's rules. A scale document's point results are checked as results,
+// named "FILE (point nproc N)".
+void check_sweep_document(const nlohmann::json& doc, const std::string& file);
+void check_suite_document(const nlohmann::json& doc, const std::string& file);
+void check_scale_document(const nlohmann::json& doc, const std::string& file);
 
 }  // namespace tbd

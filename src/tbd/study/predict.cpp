@@ -43,19 +43,40 @@ nlohmann::json read_json_document(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+// The base result, checked by its reader (load_results), and the figures
+// every prediction scales from; a problem is the file's, so it is named.
 nlohmann::json read_base(const std::string& path) {
   const ResultSet set = load_results(path);
   if (set.runs.size() != 1 || !set.runs.front().origin.empty())
     throw UsageError("tbd predict takes one result file written by `tbd run --out`; " + path + " holds " +
                      std::to_string(set.runs.size()) + " results");
-  return set.runs.front().result;
+  const nlohmann::json& base = set.runs.front().result;
+  if (!base["throughput"].contains("samples_per_s") || !base["throughput"]["samples_per_s"].is_number())
+    throw Error(path +
+                ": the base has no measured throughput ('throughput.samples_per_s'); predict from a result "
+                "whose timed iterations completed");
+  if (!base.contains("summary") || !base["summary"].is_object() || !base["summary"].contains("mean_s") ||
+      !base["summary"]["mean_s"].is_number())
+    throw Error(path +
+                ": the base has no mean iteration time ('summary.mean_s'); predict from a result written by "
+                "`tbd run --out`");
+  return base;
 }
 
 // The base's configuration, read through the option table, so a copy or a
-// check runs exactly what the base ran.
-RunOptions configuration_of(const nlohmann::json& base) {
-  RunOptions options = run_options_from_json(base.at("workload").at("options"));
-  options.workload = base["workload"]["name"].get<std::string>();
+// check runs exactly what the base ran. A value the table cannot read, or a
+// workload this tbd does not know, is the base file's problem: it is named.
+RunOptions configuration_of(const nlohmann::json& base, const std::string& path) {
+  RunOptions options;
+  try {
+    options = run_options_from_json(base.at("workload").at("options"));
+    options.workload = base["workload"]["name"].get<std::string>();
+    create_workload(options.workload);
+  } catch (const UsageError& e) {
+    throw UsageError(path + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
   return options;
 }
 
@@ -300,7 +321,7 @@ std::map<std::string, double> parse_speedups(const std::vector<std::string>& ite
 
 int run_predict_worker(const PredictRequest& request, const std::string& into) {
   const nlohmann::json base = read_base(request.base);
-  const RunOptions options = configuration_of(base);
+  const RunOptions options = configuration_of(base, request.base);
   const c10::Device device(options.device);
   // As each rank of the run: the stand-in computation's threads.
   if (options.threads > 0) at::set_num_threads(options.threads);
@@ -315,7 +336,7 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
 StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   check_request(request);
   const nlohmann::json base = read_base(request.base);
-  const RunOptions options = configuration_of(base);
+  const RunOptions options = configuration_of(base, request.base);
   const std::string& workload = options.workload;
   if (request.nproc > 1) check_data_parallel_supported(create_workload(workload)->info(), request.nproc);
   const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
