@@ -350,7 +350,7 @@ TEST(ResultSet, BadFilesAreNamedInTheError) {
   std::ofstream(dir / "edited.json") << no_iterations.dump();
   EXPECT_NE(error_of([&] {
               load_results(dir / "edited.json");
-            }).find("edited.json: tbd.result/1 document lacks the 'iterations'"),
+            }).find("edited.json: field 'iterations' must be an array, but it is missing"),
             std::string::npos);
   // In a folder, a malformed file still stops the reading (naming it).
   EXPECT_NE(error_of([&] { load_results(dir.path().string()); }).find(".json"), std::string::npos);
