@@ -130,53 +130,67 @@ nlohmann::json replayable_phases(const nlohmann::json& base) {
   return phases;
 }
 
+StepSchedule step_schedule(const nlohmann::json& base, const nlohmann::json& phases, double bucket_mb, bool overlap) {
+  const nlohmann::json g = gradients_of(base);
+  const auto shapes = gradient_shapes(base, g);
+  const auto buckets = assign_gradient_buckets(shapes, static_cast<int64_t>(bucket_mb * 1024 * 1024));
+  const double backward = number(phases, "backward_ms") / 1e3;
+  StepSchedule schedule;
+  schedule.before_s = (number(phases, "data_ms") + number(phases, "forward_ms")) / 1e3;
+  schedule.after_s = (number(phases, "optimizer_ms") + number(phases, "other_ms")) / 1e3;
+  for (const auto& pass : g["backward_passes"]) {
+    ScheduledPass p;
+    p.backward_s = backward * pass.value("share_of_backward", 1.0);
+    const auto& ready = pass.at("ready_fraction");
+    for (const auto& members : buckets) {
+      ScheduledBucket b;
+      for (size_t k : members) {
+        b.bytes += static_cast<double>(shapes[k].elements * shapes[k].element_size);
+        // No gradient in this pass: the reducer fills the slot when backward ends.
+        const double at = overlap && ready[k].is_number() ? ready[k].get<double>() * p.backward_s : p.backward_s;
+        b.ready_s = std::max(b.ready_s, at);
+      }
+      p.buckets.push_back(b);
+    }
+    for (size_t k = 0; k < shapes.size(); ++k) p.sparse |= shapes[k].sparse && ready[k].is_number();
+    schedule.passes.push_back(std::move(p));
+  }
+  return schedule;
+}
+
 nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
   if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
   const nlohmann::json phases = replayable_phases(base);
-  const nlohmann::json g = gradients_of(base);
-  const auto shapes = gradient_shapes(base, g);
-  const auto buckets = assign_gradient_buckets(shapes, static_cast<int64_t>(plan.bucket_mb * 1024 * 1024));
-
   const nlohmann::json& rank = plan.rank_phases.is_object() ? plan.rank_phases : phases;
   const double forward = number(rank, "forward_ms") / 1e3, backward = number(rank, "backward_ms") / 1e3;
   const double optimizer = number(rank, "optimizer_ms") / 1e3;
   const double data = number(rank, "data_ms") / 1e3, other = number(rank, "other_ms") / 1e3;
   const double straggle = plan.straggle_s;
+  const StepSchedule schedule = step_schedule(base, rank, plan.bucket_mb, plan.overlap);
 
   // Replay each backward pass with the buckets' all-reduces.
   double exposed = 0, busy = 0, copies = 0;
   nlohmann::json passes = nlohmann::json::array();
-  for (const auto& pass : g["backward_passes"]) {
-    const double length = backward * pass.value("share_of_backward", 1.0);
-    const auto& ready = pass.at("ready_fraction");
+  for (const auto& pass : schedule.passes) {
+    const double length = pass.backward_s;
     double channel_free = 0, last_end = 0, last_start = 0;
     nlohmann::json timeline = nlohmann::json::array();
-    for (const auto& members : buckets) {
-      double bytes = 0, ready_at = 0;
-      for (size_t k : members) {
-        bytes += static_cast<double>(shapes[k].elements * shapes[k].element_size);
-        // No gradient in this pass: the reducer fills the slot when backward ends.
-        const double at = plan.overlap && ready[k].is_number() ? ready[k].get<double>() * length : length;
-        ready_at = std::max(ready_at, at);
-      }
-      const double start = std::max(ready_at, channel_free);
-      const double seconds = plan.allreduce_seconds(bytes);
+    for (const auto& bucket : pass.buckets) {
+      const double start = std::max(bucket.ready_s, channel_free);
+      const double seconds = plan.allreduce_seconds(bucket.bytes);
       channel_free = last_end = start + seconds;
       last_start = start;
       busy += seconds;
       // Into the bucket during backward, then averaged and copied back: three read+write passes.
-      if (plan.copy_bytes_per_s > 0) copies += 6 * bytes / plan.copy_bytes_per_s;
-      timeline.push_back({{"bytes", bytes},
-                          {"ready_ms", 1e3 * ready_at},
+      if (plan.copy_bytes_per_s > 0) copies += 6 * bucket.bytes / plan.copy_bytes_per_s;
+      timeline.push_back({{"bytes", bucket.bytes},
+                          {"ready_ms", 1e3 * bucket.ready_s},
                           {"start_ms", 1e3 * start},
                           {"end_ms", 1e3 * (start + seconds)}});
     }
     // The sparse gradients go when backward ends, beside the last bucket's
-    // all-reduce (on Gloo's threads; measured so, in context), or when that
-    // bucket starts, if later.
-    bool sparse_in_pass = false;
-    for (size_t k = 0; k < shapes.size(); ++k) sparse_in_pass |= shapes[k].sparse && ready[k].is_number();
-    if (sparse_in_pass && plan.sparse_allreduce_seconds > 0) {
+    // all-reduce (on Gloo's threads), or when that bucket starts, if later.
+    if (pass.sparse && plan.sparse_allreduce_seconds > 0) {
       const double start = std::max(length, last_start);
       const double end = start + plan.sparse_allreduce_seconds;
       busy += std::max(0.0, end - std::max(start, channel_free));  // in flight beside the buckets: counted once
@@ -186,37 +200,44 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
     exposed += std::max(0.0, last_end - length);
     passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});
   }
-  const double iteration = data + forward + backward + exposed + copies + optimizer + other + straggle;
+  // Measured in context, the communication's cost on this host replaces the
+  // replay's exposure (which assumes the computation runs undisturbed).
+  const double communication = plan.communication_in_context_s.value_or(exposed);
+  const double iteration = data + forward + backward + communication + copies + optimizer + other + straggle;
   const double base_iteration = number(phases, "iteration_ms") / 1e3;
   const double base_rate = base.at("throughput").at("samples_per_s").get<double>();
   const double per_rank = base_rate * base_iteration / iteration;
 
-  return {{"kind", "data_parallel"},
-          {"ranks", plan.ranks},
-          {"overlap", plan.overlap},
-          {"bucket_mb", plan.bucket_mb},
-          {"allreduce", plan.allreduce_source},
-          {"rank_phases", plan.rank_phases_source},
-          {"iteration_ms",
-           {{"data", 1e3 * data},
-            {"forward", 1e3 * forward},
-            {"backward", 1e3 * backward},
-            {"communication_exposed", 1e3 * exposed},
-            {"bucket_copies", 1e3 * copies},
-            {"optimizer", 1e3 * optimizer},
-            {"other", 1e3 * other},
-            {"straggler", 1e3 * straggle},
-            {"total", 1e3 * iteration}}},
-          {"allreduce_busy_ms", 1e3 * busy},
-          {"sparse_allreduce_ms", 1e3 * plan.sparse_allreduce_seconds},
-          {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
-          {"backward_passes", passes},
-          {"base_samples_per_s", base_rate},
-          {"per_rank_samples_per_s", per_rank},
-          {"global_samples_per_s", per_rank * plan.ranks},
-          {"speedup", per_rank * plan.ranks / base_rate},
-          {"efficiency", per_rank / base_rate},
-          {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
+  nlohmann::json out = {{"kind", "data_parallel"},
+                        {"ranks", plan.ranks},
+                        {"overlap", plan.overlap},
+                        {"bucket_mb", plan.bucket_mb},
+                        {"allreduce", plan.allreduce_source},
+                        {"rank_phases", plan.rank_phases_source},
+                        {"iteration_ms",
+                         {{"data", 1e3 * data},
+                          {"forward", 1e3 * forward},
+                          {"backward", 1e3 * backward},
+                          {"communication_exposed", 1e3 * communication},
+                          {"bucket_copies", 1e3 * copies},
+                          {"optimizer", 1e3 * optimizer},
+                          {"other", 1e3 * other},
+                          {"straggler", 1e3 * straggle},
+                          {"total", 1e3 * iteration}}},
+                        {"communication_source",
+                         plan.communication_in_context_s ? "measured in context" : "replayed (buckets timed alone)"},
+                        {"replayed_exposed_ms", 1e3 * exposed},
+                        {"allreduce_busy_ms", 1e3 * busy},
+                        {"sparse_allreduce_ms", 1e3 * plan.sparse_allreduce_seconds},
+                        {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
+                        {"backward_passes", passes},
+                        {"base_samples_per_s", base_rate},
+                        {"per_rank_samples_per_s", per_rank},
+                        {"global_samples_per_s", per_rank * plan.ranks},
+                        {"speedup", per_rank * plan.ranks / base_rate},
+                        {"efficiency", per_rank / base_rate},
+                        {"unit", base["throughput"].value("unit", std::string("samples/s"))}};
+  return out;
 }
 
 }  // namespace tbd

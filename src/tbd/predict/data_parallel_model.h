@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,12 @@ struct DataParallelPlan {
   // there are none.
   double sparse_allreduce_seconds = 0;
   std::string allreduce_source;  // how those seconds were obtained, for the output
+  // What the whole gradient communication adds to one iteration when it
+  // runs among the computation on this host (bucket_allreduce.h: the step's
+  // schedule replayed on a stand-in computation, with and without it). When
+  // set it is the iteration's communication term; the replay of the buckets
+  // timed alone is then reported beside it. Empty: the replay's exposure.
+  std::optional<double> communication_in_context_s;
   // Each rank's step without communication: a `phases` section (null: the
   // base's), and what waiting for the slowest rank adds (aligned_straggle of
   // co-located copies; 0 without them).
@@ -43,6 +50,29 @@ struct DataParallelPlan {
   std::string rank_phases_source = "the base run's phases (one rank per device: no co-location)";
   double copy_bytes_per_s = 0;  // bandwidth of the bucket copies (0: not counted)
 };
+
+// One iteration's gradient communication on the timeline of a step, as the
+// replay schedules it: before_s of computation (data and forward), then each
+// backward pass, its buckets (in launch order) ready at ready_s from the
+// pass's start (its end with overlap off) and its sparse gradients, if any,
+// going when it ends; then after_s (optimizer and the rest).
+struct ScheduledBucket {
+  double bytes = 0;
+  double ready_s = 0;
+};
+struct ScheduledPass {
+  double backward_s = 0;
+  std::vector<ScheduledBucket> buckets;
+  bool sparse = false;  // sparse gradients are all-reduced when this pass ends
+};
+struct StepSchedule {
+  double before_s = 0;
+  std::vector<ScheduledPass> passes;
+  double after_s = 0;
+};
+// `phases`: the phase times to lay the step out on (the base's `phases`
+// section, or the co-located copies').
+StepSchedule step_schedule(const nlohmann::json& base, const nlohmann::json& phases, double bucket_mb, bool overlap);
 
 // Throws Error naming what the base result lacks (a gradients section, phase
 // times, a single-process run).

@@ -23,6 +23,8 @@ constexpr fields::FieldRule kPredictionRules[] = {
     // A number for class_speedup and roofline; data_parallel's terms for data_parallel.
     {"predictions[].iteration_ms.*", non_negative},
     {"predictions[].sparse_allreduce_ms", non_negative},
+    {"predictions[].replayed_exposed_ms", non_negative},
+    {"predictions[].communication_source", string},
     {"predictions[].classes", array},
     {"predictions[].classes[]", object},
     {"predictions[].classes[].class", string},
@@ -96,6 +98,8 @@ Prediction read_prediction(const nlohmann::json& p) {
   r.rank_phases = fields::text(p, {"rank_phases"}).value_or("");
   r.allreduce = fields::text(p, {"allreduce"}).value_or("");
   r.sparse_allreduce_ms = fields::number(p, {"sparse_allreduce_ms"}).value_or(0);
+  r.communication_source = fields::string(p, {"communication_source"}).value_or("");
+  r.replayed_exposed_ms = number_or_nan(p, {"replayed_exposed_ms"});
   for (const auto& c : fields::array(p, {"classes"}))
     r.classes.push_back({fields::string(c, {"class"}).value_or("?"), fields::number(c, {"factor"}).value_or(0)});
   r.samples_per_s = number_or_nan(p, {"samples_per_s"});

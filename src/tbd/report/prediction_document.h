@@ -59,6 +59,11 @@ struct Prediction {
   PredictedIteration step_ms;
   std::string rank_phases, allreduce;
   double sparse_allreduce_ms = 0;  // 0: no sparse gradients
+  // How the communication term was obtained ("measured in context" or
+  // "replayed ..."; empty in older documents) and the replay's exposure
+  // (NaN when absent).
+  std::string communication_source;
+  double replayed_exposed_ms = 0;
   // kDataParallel, kClassSpeedup, kRoofline: against the base.
   double speedup = 0;
   // kClassSpeedup, kRoofline

@@ -277,10 +277,14 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
       if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
       return it->second;
     };
-    if (figures["sparse_allreduce"].is_object())
-      plan.sparse_allreduce_seconds = figures["sparse_allreduce"]["seconds"].get<double>();
-    plan.allreduce_source = fmt::format("{} all-reduce of each bucket size measured among {} local ranks",
-                                        figures["backend"].get<std::string>(), request.nproc);
+    const nlohmann::json& in_context = figures.at("in_context");
+    if (in_context["sparse_back_to_back_seconds"].is_number())
+      plan.sparse_allreduce_seconds = in_context["sparse_back_to_back_seconds"].get<double>();
+    plan.communication_in_context_s = in_context.at("seconds").get<double>();
+    plan.allreduce_source = fmt::format(
+        "{} among {} local ranks: each bucket size's all-reduce timed alone (the replay), the whole "
+        "communication measured in context (the iteration's term)",
+        figures["backend"].get<std::string>(), request.nproc);
     const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
     plan.rank_phases = co.phases;
     plan.straggle_s = co.straggle_s;
@@ -326,9 +330,8 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
   // As each rank of the run: the stand-in computation's threads.
   if (options.threads > 0) at::set_num_threads(options.threads);
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
-  const double step_seconds = replayable_phases(base)["iteration_ms"].get<double>() / 1e3;
-  const nlohmann::json figures = measure_bucket_allreduces(*group, device, bucket_bytes_of(base, request.bucket_mb),
-                                                           sparse_gradients_of(base), step_seconds);
+  const StepSchedule schedule = step_schedule(base, replayable_phases(base), request.bucket_mb, request.overlap);
+  const nlohmann::json figures = measure_bucket_allreduces(*group, device, schedule, sparse_gradients_of(base));
   if (group->rank() == 0) write_json_atomically(into, figures);
   return 0;
 }
