@@ -45,6 +45,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
       {"--nproc", {"2"}},
       {"--bucket-mb", {"12.5"}},
       {"--dist-overlap", {"off"}},
+      {"--sharding", {"gradients"}},
       {"--dist-timeout", {"30"}},
       {"--out", {"result.json"}},
       {"--json", {}},

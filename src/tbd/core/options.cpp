@@ -89,6 +89,25 @@ HostAllocator parse_host_allocator(const std::string& text) {
   throw UsageError("--host-allocator must be retain or system, got '" + text + "'");
 }
 
+const char* to_string(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::none: return "none";
+    case Sharding::optimizer: return "optimizer";
+    case Sharding::gradients: return "gradients";
+    case Sharding::full: return "full";
+  }
+  return "?";
+}
+
+Sharding parse_sharding(const std::string& text) {
+  if (text == "none") return Sharding::none;
+  if (text == "optimizer") return Sharding::optimizer;
+  if (text == "gradients") return Sharding::gradients;
+  if (text == "full") return Sharding::full;
+  throw UsageError("--sharding must be none, optimizer (ZeRO-1), gradients (ZeRO-2) or full (ZeRO-3), got '" + text +
+                   "'");
+}
+
 bool ActivationCheckpointing::checkpoints(int64_t index) const {
   switch (mode) {
     case Mode::none: return false;

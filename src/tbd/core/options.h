@@ -32,6 +32,12 @@ enum class MemoryFormat { automatic, channels_last, contiguous };
 // each iteration faults them in again. An ablation switch.
 enum class HostAllocator { retain, system };
 
+// What data-parallel ranks shard instead of replicating
+// (src/tbd/dist/sharded_data_parallel.h, docs/distributed.md#sharding):
+// none (DDP), optimizer (ZeRO-1), gradients (ZeRO-2, FSDP's
+// SHARD_GRAD_OP), full (ZeRO-3, FSDP's FULL_SHARD).
+enum class Sharding { none, optimizer, gradients, full };
+
 // Which transformer blocks re-run their forward in backward instead of
 // keeping their activations (src/tbd/nn/activation_checkpoint.h): none;
 // full, every block; selective=K, every K-th block (torchtitan's layer-wise
@@ -59,11 +65,13 @@ const char* to_string(Precision p);
 const char* to_string(OptimizerImpl impl);
 const char* to_string(MemoryFormat format);
 const char* to_string(HostAllocator allocator);
+const char* to_string(Sharding sharding);
 Scale parse_scale(const std::string& text);                   // throws UsageError
 Precision parse_precision(const std::string& text);           // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
 MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
 HostAllocator parse_host_allocator(const std::string& text);  // throws UsageError
+Sharding parse_sharding(const std::string& text);             // throws UsageError
 
 std::string to_string(const ActivationCheckpointing& c);  // none, full, selective=K
 // Throws UsageError naming the accepted values.
@@ -114,8 +122,10 @@ struct RunOptions {
   // many local workers; rank and world_size are filled in by the runner from
   // the launcher's environment (RANK/WORLD_SIZE, or Slurm's).
   int nproc = 1;
-  double bucket_mb = 25;        // gradient all-reduce bucket size
-  bool dist_overlap = true;     // launch all-reduces during backward
+  double bucket_mb = 25;     // gradient all-reduce bucket size
+  bool dist_overlap = true;  // launch all-reduces during backward
+  Sharding sharding = Sharding::none;
+  bool nproc_given = false;     // --nproc was on the command line (--nproc 1 --sharding runs one rank)
   double dist_timeout_s = 300;  // rendezvous and collective timeout
   int rank = 0, world_size = 1;
   // A single process that draws rank R's data stream instead of its own: a

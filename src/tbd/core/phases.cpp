@@ -135,6 +135,9 @@ void Phases::backward(const at::Tensor& loss, bool completes_step) {
 void Phases::optimizer_step(torch::optim::Optimizer& optimizer) {
   auto scope = optimizer_scope();
   if (!scaler_ || scaler_->step_allowed()) optimizer.step();
+  // Sharded runs drop their gradients (views of their buckets, which
+  // zero_grad's detach_ refuses) and gather the stepped shards first.
+  if (sync_) sync_->after_optimizer_step();
   optimizer.zero_grad(true);
   if (scaler_) scaler_->update();
 }

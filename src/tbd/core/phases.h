@@ -52,6 +52,14 @@ class GradientSync {
   // no_sync()); synchronize() is then not called for it.
   virtual void expect_backward(bool completes_step) = 0;
   virtual void synchronize() = 0;
+  // Sharded data parallelism (ZeRO): the optimizer holds this rank's shards
+  // of the parameters and their gradients only. Clipping then scales those
+  // shards by the norm over every rank's (clip_global_norm: returns the norm
+  // before clipping), and after each optimizer step the updated shards are
+  // gathered back into the whole parameters (after_optimizer_step).
+  virtual bool shards_optimizer() const { return false; }
+  virtual double clip_global_norm(double /*max_norm*/) { return 0; }
+  virtual void after_optimizer_step() {}
 };
 
 // Host time spent in each phase since the last reset: steady-clock reads at
@@ -106,6 +114,7 @@ class Phases {
   void optimizer_step(torch::optim::Optimizer& optimizer);
 
   void set_gradient_sync(GradientSync* sync) { sync_ = sync; }
+  GradientSync* gradient_sync() const { return sync_; }
   void set_grad_scaler(GradScaler* scaler) { scaler_ = scaler; }
 
   c10::Device device() const { return device_; }

@@ -239,7 +239,10 @@ std::vector<Spec> make_table() {
   add({.flag = "--nproc",
        .help = "Data-parallel worker processes to start on this machine",
        .default_text = "1",
-       .parse = [](RunOptions& o, const std::string& v) { o.nproc = integer_option("--nproc", v); }});
+       .parse = [](RunOptions& o, const std::string& v) {
+         o.nproc = integer_option("--nproc", v);
+         o.nproc_given = true;
+       }});
   add({.flag = "--bucket-mb",
        .json_key = "bucket_mb",
        .help = "Gradient all-reduce bucket size (MB)",
@@ -252,6 +255,15 @@ std::vector<Spec> make_table() {
        .default_text = "on",
        .parse = [](RunOptions& o, const std::string& v) { o.dist_overlap = on_off("--dist-overlap", v); },
        .record = [](const RunOptions& o) { return only_distributed(o, o.dist_overlap); }});
+  add({.flag = "--sharding",
+       .json_key = "sharding",
+       .help = "Data-parallel model state: none (replicated, DDP), optimizer (ZeRO-1), gradients (ZeRO-2)",
+       .default_text = "none",
+       .parse = [](RunOptions& o, const std::string& v) { o.sharding = parse_sharding(v); },
+       .record =
+           [](const RunOptions& o) {
+             return o.sharding != Sharding::none ? Json(to_string(o.sharding)) : only_distributed(o, "none");
+           }});
   add({.flag = "--dist-timeout",
        .json_key = "dist_timeout_s",
        .help = "Seconds to wait for peers before failing",

@@ -30,6 +30,9 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   // Why data-parallel runs (--nproc N, WORLD_SIZE > 1) make no sense for this
   // workload; empty: supported. A non-empty text is the refusal's explanation.
   std::string data_parallel_refusal{};
+  // Why --sharding cannot cut this workload's model state, beyond the above;
+  // empty: it can. The refusal's explanation.
+  std::string sharding_refusal{};
   // Why --grad-accum N > 1 makes no sense for this workload (it has no single
   // optimizer step per iteration); empty: supported. The refusal's explanation.
   std::string grad_accum_refusal{};
@@ -86,6 +89,10 @@ class Workload {
   // micro-batches the runner fetched (one without accumulation; never empty).
   virtual StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) = 0;
   virtual ParameterSet state() const = 0;  // weights, buffers, optimizer state
+  // The optimizers that step the weights, for sharded data parallelism
+  // (--sharding) to rewrite to this rank's shards before their first step;
+  // empty: the workload cannot shard.
+  virtual std::vector<torch::optim::Optimizer*> optimizers() { return {}; }
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;

@@ -80,7 +80,7 @@ std::string lost_ranks(const Peers& peers, int self) {
 }
 
 // c10d reports a lost peer as a c10::Error or a std::runtime_error from Gloo.
-[[noreturn]] void rethrow_lost_peer(const char* during, const Peers& peers = {}, int self = 0) {
+[[noreturn]] void rethrow_lost_peer(const std::string& during, const Peers& peers = {}, int self = 0) {
   std::string detail;
   try {
     throw;
@@ -103,13 +103,14 @@ std::string lost_ranks(const Peers& peers, int self) {
 // Gloo completes on its own threads: the completion callback times it.
 class GlooPending final : public PendingReduce {
  public:
-  GlooPending(c10::intrusive_ptr<c10d::Work> work, std::shared_ptr<const Peers> peers, int rank)
-      : work_(std::move(work)), peers_(std::move(peers)), rank_(rank) {}
+  GlooPending(c10::intrusive_ptr<c10d::Work> work, std::shared_ptr<const Peers> peers, int rank,
+              std::string during = "all-reduce")
+      : work_(std::move(work)), peers_(std::move(peers)), rank_(rank), during_(std::move(during)) {}
   void wait() override {
     try {
       work_->wait();
     } catch (...) {
-      rethrow_lost_peer("all-reduce", *peers_, rank_);
+      rethrow_lost_peer(during_, *peers_, rank_);
     }
   }
 
@@ -117,6 +118,7 @@ class GlooPending final : public PendingReduce {
   c10::intrusive_ptr<c10d::Work> work_;
   std::shared_ptr<const Peers> peers_;
   int rank_;
+  std::string during_;
 };
 
 #ifdef TBD_WITH_NCCL
@@ -127,14 +129,19 @@ class GlooPending final : public PendingReduce {
 class NcclPending final : public PendingReduce {
  public:
   NcclPending(c10::intrusive_ptr<c10d::Work> work, c10::Device device, std::function<void()> on_done,
-              std::shared_ptr<const Peers> peers, int rank)
-      : work_(std::move(work)), device_(device), on_done_(std::move(on_done)), peers_(std::move(peers)), rank_(rank) {}
+              std::shared_ptr<const Peers> peers, int rank, std::string during = "all-reduce")
+      : work_(std::move(work)),
+        device_(device),
+        on_done_(std::move(on_done)),
+        peers_(std::move(peers)),
+        rank_(rank),
+        during_(std::move(during)) {}
   void wait() override {
     try {
       work_->wait();
       at::accelerator::synchronizeDevice(device_.index());
     } catch (...) {
-      rethrow_lost_peer("all-reduce", *peers_, rank_);
+      rethrow_lost_peer(during_, *peers_, rank_);
     }
     if (on_done_) on_done_();
     try {
@@ -151,6 +158,7 @@ class NcclPending final : public PendingReduce {
   std::function<void()> on_done_;
   std::shared_ptr<const Peers> peers_;
   int rank_;
+  std::string during_;
   std::optional<double> seconds_;
 };
 #endif
@@ -200,6 +208,24 @@ class C10dGroup final : public ProcessGroup {
     }
   }
 
+  std::shared_ptr<PendingReduce> reduce_scatter_sum(torch::Tensor output, torch::Tensor input) override {
+    return pending(
+        [&] {
+          at::Tensor out = output, in = input;
+          return pg_->_reduce_scatter_base(out, in);
+        },
+        "reduce-scatter");
+  }
+
+  std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input) override {
+    return pending(
+        [&] {
+          at::Tensor out = output, in = input;
+          return pg_->_allgather_base(out, in);
+        },
+        "all-gather");
+  }
+
   int max_across_ranks(int value) override {
     auto t = torch::full({1}, static_cast<int64_t>(value), torch::TensorOptions(torch::kInt64).device(device_));
     std::vector<at::Tensor> one{t};
@@ -244,6 +270,21 @@ class C10dGroup final : public ProcessGroup {
   }
 
  private:
+  // A collective launched by `launch`, awaited as the backend needs.
+  template <class Launch>
+  std::shared_ptr<PendingReduce> pending(Launch launch, const std::string& during) {
+    try {
+      auto work = launch();
+#ifdef TBD_WITH_NCCL
+      if (device_.is_cuda())
+        return std::make_shared<NcclPending>(std::move(work), device_, nullptr, peers_, rank_, during);
+#endif
+      return std::make_shared<GlooPending>(std::move(work), peers_, rank_, during);
+    } catch (...) {
+      rethrow_lost_peer(during, *peers_, rank_);
+    }
+  }
+
   c10::intrusive_ptr<c10d::Store> store_;
   c10::intrusive_ptr<c10d::Backend> pg_;
   std::string name_;
@@ -399,5 +440,14 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10:
 }
 
 #endif
+
+std::shared_ptr<PendingReduce> ProcessGroup::reduce_scatter_sum(torch::Tensor, torch::Tensor) {
+  throw UsageError("the " + backend_name() +
+                   " process group has no reduce-scatter; sharded data parallelism needs one");
+}
+
+std::shared_ptr<PendingReduce> ProcessGroup::allgather_into(torch::Tensor, torch::Tensor) {
+  throw UsageError("the " + backend_name() + " process group has no all-gather; sharded data parallelism needs one");
+}
 
 }  // namespace tbd

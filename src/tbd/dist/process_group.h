@@ -50,6 +50,14 @@ class ProcessGroup {
   // when the reduction has completed. A sparse COO tensor only where
   // sums_sparse(): its result is sparse and coalesced.
   virtual std::shared_ptr<PendingReduce> allreduce_sum(torch::Tensor flat, std::function<void()> on_done) = 0;
+  // Sharded data parallelism's collectives (c10d's reduce_scatter_tensor and
+  // all_gather_into_tensor): `input` holds size() equal slices; rank r's
+  // `output` receives the sum over ranks of slice r. And the reverse: every
+  // rank's `input` (one slice) lands at its rank's slice of `output`. Both
+  // tensors stay untouched by the caller until wait() returns. The default
+  // refuses (a backend without them).
+  virtual std::shared_ptr<PendingReduce> reduce_scatter_sum(torch::Tensor output, torch::Tensor input);
+  virtual std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input);
   // The largest value any rank passes: a collective decision (stop measuring).
   virtual int max_across_ranks(int value) = 0;
   // Every rank publishes a text under `key`; rank 0 collects all of them

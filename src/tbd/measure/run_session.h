@@ -19,6 +19,7 @@
 #include "tbd/core/workload.h"
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/process_group.h"
+#include "tbd/dist/sharded_data_parallel.h"
 #include "tbd/measure/machine/device.h"
 #include "tbd/measure/machine/timing_conditions.h"
 #include "tbd/measure/probes/probe.h"
@@ -51,10 +52,11 @@ struct Session {
   // The timed windows' Phases has no listeners (no probe callback in a timed
   // step); the instrumented iterations' one notifies the analysis probes.
   std::unique_ptr<Phases> phases, instrumented_phases;
-  std::unique_ptr<ProcessGroup> group;       // distributed runs only
-  std::unique_ptr<GradientReducer> reducer;  // distributed runs only
-  std::unique_ptr<GradScaler> scaler;        // fp16 runs only
-  std::optional<DeviceTimer> device_timer;   // its CUDA events are reused every iteration
+  std::unique_ptr<ProcessGroup> group;           // distributed runs only
+  std::unique_ptr<GradientReducer> reducer;      // distributed runs without --sharding
+  std::unique_ptr<ShardedDataParallel> sharded;  // distributed runs with --sharding
+  std::unique_ptr<GradScaler> scaler;            // fp16 runs only
+  std::optional<DeviceTimer> device_timer;       // its CUDA events are reused every iteration
 
   // Framework switches the run set (docs/workloads.md#kernel-choices).
   bool cudnn_benchmark = false;

@@ -212,8 +212,37 @@ void join_data_parallel(Session& s) {
     s.group->broadcast_from_rank0(shared);
   }
   const auto bucket_bytes = static_cast<int64_t>(s.options.bucket_mb * 1024 * 1024);
-  s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
+  if (s.options.sharding != Sharding::none)
+    s.sharded = std::make_unique<ShardedDataParallel>(state.weights, s.workload->optimizers(), *s.group, bucket_bytes,
+                                                      s.options.dist_overlap, s.options.sharding);
+  else
+    s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
 }
+
+}  // namespace
+
+void check_sharding_supported(const WorkloadInfo& info, const RunOptions& o, bool ranks_available) {
+  if (o.sharding == Sharding::none) return;
+  const std::string flag = std::string("--sharding ") + to_string(o.sharding);
+  if (!ranks_available)
+    throw UsageError(flag +
+                     " shards the model state across data-parallel ranks, and this run has none: add --nproc N "
+                     "(--nproc 1 runs every sharding path with one rank) or start it under torchrun or Slurm");
+  if (!info.data_parallel_refusal.empty())
+    throw UsageError(flag + ": " + info.name + " cannot shard its model state: " + info.data_parallel_refusal);
+  if (!info.sharding_refusal.empty())
+    throw UsageError(flag + ": " + info.name + " cannot shard its model state: " + info.sharding_refusal);
+  if (o.sharding == Sharding::full)
+    throw UsageError(flag +
+                     " (ZeRO-3, FSDP's FULL_SHARD) is not available yet: this tbd shards the optimizer state "
+                     "(--sharding optimizer, ZeRO-1) and the gradients (--sharding gradients, ZeRO-2)");
+  if (o.precision == Precision::fp16)
+    throw UsageError(flag +
+                     " with --precision fp16: loss scaling unscales and checks whole gradients, which sharding "
+                     "does not keep; use --precision bf16 (no loss scaling) or --sharding none");
+}
+
+namespace {
 
 // Throws UsageError when `processes` > 1 and the workload refuses data parallelism.
 void refuse_data_parallel(const WorkloadInfo& info, int processes) {
@@ -232,6 +261,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.dist = read_dist_environment();  // once: the launcher's variables do not change during a run
   const DistEnvironment& dist = s.dist;
   refuse_data_parallel(info, dist.world_size);
+  check_sharding_supported(info, requested, dist.source != "none");
   check_grad_accum_supported(info, requested.grad_accum);
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
@@ -252,7 +282,9 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
 
 // Step 1b: peers joined, the workload built, the Phases wired.
 void open_session(Session& s) {
-  if (s.dist.distributed())
+  // One rank with --sharding (--nproc 1) still gets its group: every
+  // collective of the sharded path runs, among one.
+  if (s.dist.distributed() || s.options.sharding != Sharding::none)
     s.group = ProcessGroup::connect(s.dist, s.device,
                                     std::chrono::milliseconds(static_cast<int64_t>(s.options.dist_timeout_s * 1000)));
   seed_everything(s.options.seed);  // the same on every rank; data streams use options.data_seed()
@@ -261,6 +293,7 @@ void open_session(Session& s) {
   if (s.group) {
     join_data_parallel(s);
     s.context->gradient_reducer = s.reducer.get();
+    s.context->sharded = s.sharded.get();
   }
   std::vector<PhaseListener*> listeners(s.analysis_probes.begin(), s.analysis_probes.end());
   s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision));
@@ -268,7 +301,7 @@ void open_session(Session& s) {
   if (s.options.precision == Precision::fp16)  // fp16 needs loss scaling; bf16 does not
     s.scaler = std::make_unique<GradScaler>(s.workload->state().weights);
   for (Phases* ph : {s.phases.get(), s.instrumented_phases.get()}) {
-    ph->set_gradient_sync(s.reducer.get());
+    ph->set_gradient_sync(s.sharded ? static_cast<GradientSync*>(s.sharded.get()) : s.reducer.get());
     ph->set_grad_scaler(s.scaler.get());
   }
   for (auto& p : s.probes) p->on_run_start(*s.context);
@@ -476,7 +509,9 @@ void gather_distributed(Session& s) {
                    {"global_samples_per_s", global},
                    {"overlap", s.options.dist_overlap},
                    {"bucket_mb", s.options.bucket_mb},
-                   {"gradient_buckets", s.reducer ? s.reducer->bucket_count() : 0}};
+                   {"gradient_buckets", s.reducer ? s.reducer->bucket_count() : 0},
+                   {"sharding", s.sharded ? s.sharded->describe(s.workload->state().optimizer_state)
+                                          : nlohmann::json{{"strategy", "none"}}}};
 }
 
 RunOutcome run_session(Session& s, const RunOptions& requested, const std::vector<std::string>& probes,

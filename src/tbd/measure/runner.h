@@ -36,6 +36,10 @@ struct TraceRequest {
 // data-parallel runs (WorkloadInfo::data_parallel_refusal says why); called
 // before any process is started and again by run_benchmark.
 void check_data_parallel_supported(const WorkloadInfo& workload, int processes);
+// Throws UsageError when --sharding cannot run: no ranks (`ranks_available`:
+// a launcher's variables, or --nproc given), a workload that cannot shard,
+// a strategy this build lacks, fp16 loss scaling.
+void check_sharding_supported(const WorkloadInfo& info, const RunOptions& options, bool ranks_available);
 
 // Throws UsageError when `grad_accum` > 1 and the workload has no single
 // optimizer step to accumulate towards (WorkloadInfo::grad_accum_refusal

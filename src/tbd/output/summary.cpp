@@ -63,6 +63,16 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
         "line are rank 0's\n",
         "distributed", d["world_size"].get<int>(), d["backend"].get<std::string>(),
         d["global_batch_size"].get<long long>());
+    if (const auto sharding = d.find("sharding");
+        sharding != d.end() && sharding->is_object() && sharding->contains("model_state_bytes_per_rank")) {
+      const auto& bytes = (*sharding)["model_state_bytes_per_rank"];
+      const auto mib = [&](const char* key) { return bytes[key].get<double>() / (1024.0 * 1024.0); };
+      out << fmt::format(
+          "  {:<12}{} (ZeRO-{}): model state per rank {:.1f} MiB = weights {:.1f} + gradients {:.1f} + "
+          "optimizer state {:.1f}\n",
+          "sharding", (*sharding)["strategy"].get<std::string>(), (*sharding)["zero_stage"].get<int>(), mib("total"),
+          mib("weights"), mib("gradients"), mib("optimizer_state"));
+    }
   }
   if (r.value("partial", false)) out << "  PARTIAL: interrupted before the timed windows completed\n";
 }

@@ -210,6 +210,9 @@ constexpr fields::FieldRule kResultRules[] = {
     {"distributed.backend", string},
     {"distributed.global_samples_per_s", non_negative},
     {"distributed.per_rank", array},
+    {"distributed.sharding", object},
+    {"distributed.sharding.strategy", string},
+    {"distributed.sharding.model_state_bytes_per_rank.total", non_negative},
     {"*.not_available", string},  // why a section's figures are absent
     {"data", object},
     {"cpu", object},

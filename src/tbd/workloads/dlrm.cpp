@@ -53,7 +53,10 @@ class DLRM final : public Recipe<nn::DLRM> {
         .settings = {real_setting("lr", 0.1, 0.0, 1e6, "SGD learning rate"),
                      integer_setting("max_rows", 0, 0, int64_t{1} << 40,
                                      "cap every embedding table at this many rows (0: the Kaggle sizes); ids "
-                                     "are taken modulo the table size")}};
+                                     "are taken modulo the table size")},
+        .sharding_refusal =
+            "its embedding tables get sparse gradients (the rows a batch looked up), which ZeRO's flat slices do "
+            "not cut; run it with --sharding none (its tables are all-reduced sparse)"};
     return info;
   }
 

@@ -34,6 +34,7 @@ class Recipe : public Workload {
  public:
   Batch next_batch() override { return batches_.next(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
+  std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
 
   // One training iteration: for each micro-batch the forward pass and loss
   // inside the forward phase, then backward; then the optimizer step (after

@@ -133,6 +133,9 @@ class Wgan final : public Workload {
     if (critic_optimizer_) s.add(*critic_optimizer_);
     return s;
   }
+  std::vector<torch::optim::Optimizer*> optimizers() override {
+    return {critic_optimizer_.get(), generator_optimizer_.get()};
+  }
 
   nlohmann::json configuration() const override {
     return {{"dim", config_.dim},

@@ -48,6 +48,7 @@ CommFigures analyse_synchronisation(const CommIteration& it) {
 
 void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
+  sharded_ = ctx.sharded != nullptr;
   world_ = ctx.options.world_size;
   if (reducer_) overlap_ = reducer_->overlap();
 }
@@ -88,7 +89,9 @@ void CommProbe::on_iteration_end(const IterationRecord& r) {
 
 void CommProbe::contribute(nlohmann::json& result) const {
   if (!reducer_) {
-    result["comm"] = {{"not_available", "single-process run: no gradient communication"}};
+    result["comm"] = {{"not_available", sharded_ ? "sharded run (--sharding): its reduce-scatters and all-gathers "
+                                                   "are not timed by the comm probe yet"
+                                                 : "single-process run: no gradient communication"}};
     return;
   }
   nlohmann::json c = {{"backend", "gloo"},

@@ -30,6 +30,7 @@ class CommProbe : public Probe {
 
  private:
   GradientReducer* reducer_ = nullptr;
+  bool sharded_ = false;  // --sharding: the collectives are the sharded path's, not the reducer's
   int world_ = 1;
   bool overlap_ = true;
   std::vector<double> busy_s_, hidden_s_, exposed_s_, busbw_, bytes_;

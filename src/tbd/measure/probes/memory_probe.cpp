@@ -10,6 +10,7 @@
 
 #include "tbd/core/number_format.h"
 #include "tbd/core/workload.h"
+#include "tbd/dist/sharded_data_parallel.h"
 
 namespace tbd {
 
@@ -107,6 +108,7 @@ void MemoryProbe::stop() {
 
 void MemoryProbe::on_run_start(const RunContext& ctx) {
   device_obj_ = ctx.device;
+  sharded_ = ctx.sharded;
   Workload* workload = &ctx.workload;
   state_ = [workload] { return workload->state(); };
 }
@@ -150,7 +152,11 @@ void MemoryProbe::on_phase_begin(Phase p) {
 void MemoryProbe::on_phase_end(Phase p) {
   if (!installed_) return;
   tracker_->phase_end(p);
-  if (p == Phase::backward) tracker_->mark(gradients_of(weights_), MemoryCategory::weight_gradients);
+  if (p == Phase::backward) {
+    tracker_->mark(gradients_of(weights_), MemoryCategory::weight_gradients);
+    // Sharded runs keep the gradients in their buckets, not in .grad.
+    if (sharded_ != nullptr) tracker_->mark(sharded_->gradient_buffers(), MemoryCategory::weight_gradients);
+  }
   if (p == Phase::optimizer) {
     // Optimizers create their state lazily, at the first step.
     if (state_) optimizer_state_ = state_().optimizer_state;

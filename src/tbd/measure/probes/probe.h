@@ -21,6 +21,7 @@ struct WorkloadInfo;
 struct Batch;
 class Workload;
 class GradientReducer;
+class ShardedDataParallel;
 
 struct RunContext {
   const RunOptions& options;  // resolved: batch size and threads filled in
@@ -28,6 +29,7 @@ struct RunContext {
   Workload& workload;
   c10::Device device;
   GradientReducer* gradient_reducer = nullptr;  // distributed runs only
+  ShardedDataParallel* sharded = nullptr;       // --sharding runs only
 };
 
 struct IterationRecord {

@@ -1,0 +1,42 @@
+# tbd run --sharding: ZeRO-1/2 through the CLI (Gloo over loopback): the
+# result names the strategy and the model state per rank; what cannot shard
+# is refused before any rank starts; a rank lost during the sharded step
+# ends the run with the error distributed runs give.
+source "$(dirname "$0")/lib.sh"
+tiny=(--scale tiny --threads 1 --repeat 1 --iters 2 --warmup 1)
+
+# Two ranks, each strategy: the optimizer state per rank is the shard's.
+expect_exit 0 "sharding +optimizer \(ZeRO-1\)" -- run gpt "${tiny[@]}" --nproc 2 --sharding optimizer --out "$WORK/zero1.json"
+expect_exit 0 "sharding +gradients \(ZeRO-2\)" -- run gpt "${tiny[@]}" --nproc 2 --sharding gradients --out "$WORK/zero2.json"
+expect_exit 0 "distributed" -- run gpt "${tiny[@]}" --nproc 2 --out "$WORK/zero0.json"
+json_check "$WORK/zero1.json" 'r["workload"]["options"]["sharding"] == "optimizer" and r["distributed"]["sharding"]["zero_stage"] == 1'
+json_check "$WORK/zero2.json" 'r["workload"]["options"]["sharding"] == "gradients" and r["distributed"]["sharding"]["gradient_collective"] == "reduce-scatter"'
+json_check "$WORK/zero0.json" 'r["workload"]["options"]["sharding"] == "none" and r["distributed"]["sharding"]["strategy"] == "none"'
+for f in zero1 zero2; do
+  # Measured model state within 5% of ZeRO's formula, per component.
+  json_check "$WORK/$f.json" 'all(abs(r["distributed"]["sharding"]["model_state_bytes_per_rank"][k] - r["distributed"]["sharding"]["formula_bytes_per_rank"][k]) <= 0.05 * r["distributed"]["sharding"]["formula_bytes_per_rank"][k] for k in ("weights", "gradients", "optimizer_state"))'
+  # The memory probe saw half the replicated run's optimizer state.
+  json_check "$WORK/$f.json" 'r["memory"]["breakdown"]["optimizer_state"] > 0'
+done
+python3 - "$WORK/zero0.json" "$WORK/zero2.json" <<'EOF' || fail "ZeRO-2's optimizer state is not about half the replicated run's"
+import json, sys
+none, zero2 = (json.load(open(p)) for p in sys.argv[1:])
+a, b = none["memory"]["breakdown"]["optimizer_state"], zero2["memory"]["breakdown"]["optimizer_state"]
+assert abs(b - a / 2) <= 0.05 * a / 2, (a, b)
+EOF
+validate_documents "$WORK/zero2.json"
+
+# One rank: every sharded path runs, among one.
+expect_exit 0 "sharding +gradients" -- run resnet50 "${tiny[@]}" --batch-size 2 --nproc 1 --sharding gradients --out "$WORK/one.json"
+json_check "$WORK/one.json" 'r["distributed"]["world_size"] == 1 and r["distributed"]["sharding"]["ranks"] == 1'
+
+# Refused with the reason, before anything starts (exit 2).
+expect_exit 2 "this run has none: add --nproc N" -- run gpt "${tiny[@]}" --sharding optimizer
+expect_exit 2 "a3c cannot shard its model state" -- run a3c --scale tiny --nproc 1 --sharding gradients
+expect_exit 2 "not available yet" -- run gpt "${tiny[@]}" --nproc 2 --sharding full
+expect_exit 2 "use --precision bf16" -- run gpt "${tiny[@]}" --nproc 2 --sharding gradients --precision fp16
+expect_exit 2 "--sharding must be none, optimizer" -- run gpt "${tiny[@]}" --nproc 2 --sharding zero9
+# dlrm's embedding tables have sparse gradients, which ZeRO does not cut: refused before any rank starts.
+expect_exit 2 "sparse gradients" -- run dlrm "${tiny[@]}" --nproc 2 --sharding gradients
+
+finish
