@@ -229,7 +229,7 @@ const char* kExpected = R"text(predictions for resnet50 tiny b4 fp32 (base.json)
     all-reduce: gloo ring, 3 buckets; straggler 1.5 ms
     check: measured 720 images/s (mean of 3 runs, CV 1.2%), prediction error +4.2% (nproc-2.json)
   2 ranks: 750.1 images/s global (375.1 per rank), speed-up 1.88, efficiency 94%
-    iteration 42.7 ms = forward 12.2 + backward 20.1 + exposed all-reduce 3.33 + bucket copies 0.75 + optimizer 4 + data/other 0.75
+    iteration 42.7 ms = forward 12.2 + backward 20.1 + communication 3.33 + bucket copies 0.75 + optimizer 4 + data/other 0.75
     communication measured in context (the step's schedule on a stand-in, with and without it): 3.33 ms; the replay of the buckets timed alone exposes 2.5 ms
     each rank's step: forward 12 ms, backward 20 ms
     all-reduce: gloo ring, 3 buckets; straggler 1.5 ms
