@@ -259,6 +259,10 @@ constexpr fields::FieldRule kResultRules[] = {
     {"ops.by_layer[].share_of_self", non_negative},
     {"roofline", object},
     {"roofline.verdicts_not_available", string},
+    // The ceilings the verdicts used (findings read them): objects, as the probe writes them.
+    {"roofline.ceilings", object},
+    {"roofline.ceilings.compute", object},
+    {"roofline.ceilings.memory_bandwidth", object},
     {"roofline.by_class", object},
     {"roofline.by_class.*", object},
     {"roofline.by_class.*.headroom_s", or_null(number)},
