@@ -39,4 +39,27 @@ expect_exit 2 "--sharding must be none, optimizer" -- run gpt "${tiny[@]}" --npr
 # dlrm's embedding tables have sparse gradients, which ZeRO does not cut: refused before any rank starts.
 expect_exit 2 "sparse gradients" -- run dlrm "${tiny[@]}" --nproc 2 --sharding gradients
 
+# A rank killed mid-run (in its reduce-scatters and all-gathers): every rank
+# ends within the timeout, the error names the lost rank, no result file.
+"$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding gradients --warmup 1 --repeat 1 --iters 1000000 \
+  --quiet --dist-timeout 30 --out "$WORK/killed.json" 2> "$WORK/killed.err" &
+launcher=$!
+victim=""
+for _ in $(seq 1 150); do  # find rank 1 once it is measuring
+  sleep 0.2
+  for p in $(pgrep -P "$launcher"); do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "RANK=1" && victim=$p
+  done
+  [ -n "$victim" ] && [ "$(ps -o etimes= -p "$victim" | tr -d ' ')" -ge 4 ] && break
+done
+[ -n "$victim" ] || fail "rank 1 never started"
+start=$(date +%s)
+kill -9 "$victim"
+wait "$launcher"
+rc=$?
+[ "$rc" -eq 1 ] || fail "killing rank 1 of a sharded run made it exit $rc, expected 1"
+[ $(( $(date +%s) - start )) -lt 30 ] || fail "the surviving rank took more than 30 s to stop"
+grep -q "lost rank 1" "$WORK/killed.err" || fail "rank 0 did not name the lost rank: $(cat "$WORK/killed.err")"
+[ ! -e "$WORK/killed.json" ] || fail "a failed sharded run left a result file"
+
 finish
