@@ -5,19 +5,6 @@ source "$(dirname "$0")/lib.sh"
 tiny=(--scale tiny --batch-size 4 --threads 1 --probes time --warmup 0 --repeat 1)
 long=("${tiny[@]}" --iters 1000000 --quiet)
 
-# rank_pid LAUNCHER RANK: the pid of that rank once it has run for 3 s (empty if it never did).
-rank_pid() {
-  local pid=""
-  for _ in $(seq 1 100); do
-    sleep 0.2
-    for p in $(pgrep -P "$1"); do
-      tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$2" && pid=$p
-    done
-    [ -n "$pid" ] && [ "$(ps -o etimes= -p "$pid" | tr -d ' ')" -ge 3 ] && break
-  done
-  echo "$pid"
-}
-
 # 1. A frozen rank 0 (SIGSTOP): rank 1's collective times out and its error
 # path must not block on rank 0's store. Measured: 8 s with --dist-timeout 5.
 "$TBD" run resnet50 "${long[@]}" --nproc 2 --dist-timeout 5 2> "$WORK/stop.err" &

@@ -17,6 +17,19 @@ running() {
   [[ "$state" != Z* ]]
 }
 
+# rank_pid LAUNCHER RANK: the pid of that rank once it has run for 3 s (empty if it never did).
+rank_pid() {
+  local pid=""
+  for _ in $(seq 1 100); do
+    sleep 0.2
+    for p in $(pgrep -P "$1"); do
+      tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$2" && pid=$p
+    done
+    [ -n "$pid" ] && [ "$(ps -o etimes= -p "$pid" | tr -d ' ')" -ge 3 ] && break
+  done
+  echo "$pid"
+}
+
 # expect_exit CODE PATTERN -- ARGS...: runs tbd ARGS, checks the exit status
 # and that stderr+stdout match PATTERN (grep -E).
 expect_exit() {

@@ -44,14 +44,7 @@ expect_exit 2 "sparse gradients" -- run dlrm "${tiny[@]}" --nproc 2 --sharding g
 "$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding gradients --warmup 1 --repeat 1 --iters 1000000 \
   --quiet --dist-timeout 30 --out "$WORK/killed.json" 2> "$WORK/killed.err" &
 launcher=$!
-victim=""
-for _ in $(seq 1 150); do  # find rank 1 once it is measuring
-  sleep 0.2
-  for p in $(pgrep -P "$launcher"); do
-    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "RANK=1" && victim=$p
-  done
-  [ -n "$victim" ] && [ "$(ps -o etimes= -p "$victim" | tr -d ' ')" -ge 4 ] && break
-done
+victim=$(rank_pid "$launcher" 1)
 [ -n "$victim" ] || fail "rank 1 never started"
 start=$(date +%s)
 kill -9 "$victim"
