@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sharded data parallelism on this machine (issue 33's memory and speed
 # table): for each workload, `tbd run --nproc 2` with each --sharding
-# strategy (one thread per rank), then per strategy the global throughput,
+# strategy, ZeRO-3 included (one thread per rank), then per strategy the global throughput,
 # rank 0's model state (measured from its tensors, beside ZeRO's formula)
 # and the memory probe's peak with its weights, gradients and optimizer
 # state at the peak.
@@ -14,7 +14,7 @@ scale="${SCALE:-small}"
 work="${KEEP:-$(mktemp -d)}"
 mkdir -p "$work"
 for w in $workloads; do
-  for s in none optimizer gradients; do
+  for s in none optimizer gradients full; do
     "$tbd" run "$w" --scale "$scale" --threads 1 --nproc 2 --sharding "$s" --warmup 1 --iters 2 --repeat 3 \
       --probes time,memory --out "$work/$w-$s.json" --quiet
   done
@@ -26,7 +26,7 @@ mib = lambda b: b / 2**20
 print(f"{'workload':12} {'sharding':10} {'global/s':>10} {'state MiB':>10} {'formula':>8} {'optim MiB':>10} "
       f"{'grads MiB':>10} {'peak MiB':>9}  (peak: weights / grads / optim at the peak)")
 for w in names:
-    for s in ("none", "optimizer", "gradients"):
+    for s in ("none", "optimizer", "gradients", "full"):
         r = json.load(open(f"{work}/{w}-{s}.json"))
         d = r["distributed"]
         m = r["memory"]
@@ -42,6 +42,8 @@ for w in names:
             optim, grads = b["optimizer_state"], b["weight_gradients"]
         print(f"{w:12} {s:10} {d['global_samples_per_s']:10.4g} {mib(state):10.2f} {mib(formula):8.2f} "
               f"{mib(optim):10.2f} {mib(grads):10.2f} {mib(m['peak_bytes']):9.2f}  "
-              f"({mib(b['weights']):.2f} / {mib(b['weight_gradients']):.2f} / {mib(b['optimizer_state']):.2f})")
+              f"({mib(b['weights']):.2f} / {mib(b['weight_gradients']):.2f} / {mib(b['optimizer_state']):.2f})"
+              + (f"  gathered at most {mib(sh['units']['peak_gathered_bytes']):.2f} of {sh['units']['count']} units"
+                 if "units" in sh else ""))
 PY
 echo "files in $work"

@@ -1,4 +1,4 @@
-// Sharded data parallelism (ZeRO-1/2) on real c10d (Gloo over loopback),
+// Sharded data parallelism (ZeRO-1/2/3) on real c10d (Gloo over loopback),
 // with real processes started by the launcher `tbd run --nproc` uses: each
 // rank trains the same workload twice from the same weights on the same
 // batches, once replicated (the gradient reducer, DDP's way) and once
@@ -111,10 +111,17 @@ TEST(ShardedDataParallelWorker, TrainsLikeTheReplicatedRun) {
   const int64_t accum = std::stoll(env_or("TBD_TEST_ACCUM", "1"));
   const DistEnvironment env = read_dist_environment();
   auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
-  const auto settings = settings_for(workload);
   // Each workload's tiny default batch per rank (the transformer's counts tokens).
-  testing::WorkloadUnderTest replicated(workload, Scale::tiny, settings);
-  testing::WorkloadUnderTest sharded(workload, Scale::tiny, settings);
+  RunOptions o;
+  o.workload = workload;
+  o.scale = Scale::tiny;
+  o.batch_size = create_workload(workload)->info().default_batch;
+  o.settings = settings_for(workload);
+  o.data_workers = 1;
+  if (env_or("TBD_TEST_CHECKPOINTING", "") == "full")
+    o.activation_checkpointing = parse_activation_checkpointing("full");
+  testing::WorkloadUnderTest replicated(o);
+  testing::WorkloadUnderTest sharded(o);
   // Rank r takes the r-th of every `world_size` batches of the (common)
   // stream: its own data, as a data-parallel rank has.
   std::vector<std::vector<Batch>> steps;
@@ -140,13 +147,17 @@ TEST(ShardedDataParallelWorker, TrainsLikeTheReplicatedRun) {
   constexpr int64_t kBucketBytes = 16 * 1024;  // several buckets even for tiny models
   GradientReducer reducer(a.weights, *group, kBucketBytes, overlap);
   replicated.phases.set_gradient_sync(&reducer);
-  ShardedDataParallel zero(b.weights, sharded.workload->optimizers(), *group, kBucketBytes, overlap, stage);
+  ShardedDataParallel zero(b.weights, sharded.workload->optimizers(), sharded.workload->shard_units(), *group,
+                           kBucketBytes, overlap, stage);
   sharded.phases.set_gradient_sync(&zero);
   // The same random draws (dropout) in both runs.
   seed_everything(7);
   for (const auto& micro : steps) replicated.step(micro);
   seed_everything(7);
   for (const auto& micro : steps) sharded.step(micro);
+  // The model state this rank holds, before full's parameters are gathered back.
+  const auto described = zero.describe(sharded.workload->state().optimizer_state);
+  zero.unshard();
 
   const auto w_replicated = flat(replicated.workload->state());
   const auto w_sharded = flat(sharded.workload->state());
@@ -160,7 +171,6 @@ TEST(ShardedDataParallelWorker, TrainsLikeTheReplicatedRun) {
   EXPECT_LT(apart, 1e-4 * moved) << "updates differ by " << apart << " of " << moved;
 
   // The optimizer state was made for this rank's shard only.
-  const auto described = zero.describe(sharded.workload->state().optimizer_state);
   const double state = described["model_state_bytes_per_rank"]["optimizer_state"].get<double>();
   const double formula = described["formula_bytes_per_rank"]["optimizer_state"].get<double>();
   const double replicated_state = static_cast<double>(bytes(replicated.workload->state().optimizer_state));
@@ -175,8 +185,8 @@ TEST(ShardedDataParallelWorker, TrainsLikeTheReplicatedRun) {
   EXPECT_NEAR(state, replicated_state / env.world_size, 0.05 * replicated_state / env.world_size);
 }
 
-nlohmann::json run_two_ranks(const std::string& workload, const std::string& sharding,
-                             const std::string& overlap = "on", int accum = 1) {
+nlohmann::json run_two_ranks(const std::string& workload, const std::string& sharding, const std::string& overlap,
+                             int accum, const std::string& checkpointing) {
   testing::TempDir dir;
   const std::string out = dir / "described.json";
   setenv("TBD_TEST_OUT", out.c_str(), 1);
@@ -184,9 +194,11 @@ nlohmann::json run_two_ranks(const std::string& workload, const std::string& sha
   setenv("TBD_TEST_SHARDING", sharding.c_str(), 1);
   setenv("TBD_TEST_OVERLAP", overlap.c_str(), 1);
   setenv("TBD_TEST_ACCUM", std::to_string(accum).c_str(), 1);
+  if (!checkpointing.empty()) setenv("TBD_TEST_CHECKPOINTING", checkpointing.c_str(), 1);
   const int rc =
       run_local_workers({"tbd_tests", "--gtest_filter=ShardedDataParallelWorker.TrainsLikeTheReplicatedRun"}, 2);
-  for (const char* v : {"TBD_TEST_OUT", "TBD_TEST_WORKLOAD", "TBD_TEST_SHARDING", "TBD_TEST_OVERLAP", "TBD_TEST_ACCUM"})
+  for (const char* v : {"TBD_TEST_OUT", "TBD_TEST_WORKLOAD", "TBD_TEST_SHARDING", "TBD_TEST_OVERLAP", "TBD_TEST_ACCUM",
+                        "TBD_TEST_CHECKPOINTING"})
     unsetenv(v);
   EXPECT_EQ(rc, 0) << "a rank's expectations failed (its output above says which)";
   std::ifstream in(out);
@@ -195,8 +207,8 @@ nlohmann::json run_two_ranks(const std::string& workload, const std::string& sha
 }
 
 void expect_same_training(const std::string& workload, const std::string& sharding, const std::string& overlap = "on",
-                          int accum = 1) {
-  const auto r = run_two_ranks(workload, sharding, overlap, accum);
+                          int accum = 1, const std::string& checkpointing = "") {
+  const auto r = run_two_ranks(workload, sharding, overlap, accum, checkpointing);
   ASSERT_TRUE(r.is_object());
   EXPECT_EQ(r["described"]["strategy"], sharding);
   EXPECT_EQ(r["described"]["ranks"], 2);
@@ -205,6 +217,16 @@ void expect_same_training(const std::string& workload, const std::string& shardi
   // The gradients held per rank: every bucket (ZeRO-1) or a half of each (ZeRO-2).
   EXPECT_NEAR(held["gradients"].get<double>(), formula["gradients"].get<double>(),
               0.05 * formula["gradients"].get<double>());
+  // The weights: whole (ZeRO-1, 2), or the units' shards and the root whole (ZeRO-3).
+  EXPECT_NEAR(held["weights"].get<double>(), formula["weights"].get<double>(), 0.05 * formula["weights"].get<double>());
+  if (sharding == "full") {
+    const auto& units = r["described"]["units"];
+    EXPECT_GT(units["count"].get<int>(), 1);
+    // Never more than three units whole at once: the one computing, the one
+    // prefetched, the one whose last gradients are still coming.
+    EXPECT_GT(units["peak_gathered_bytes"].get<double>(), 0);
+    EXPECT_LE(units["peak_gathered_bytes"].get<double>(), 3 * units["largest_unit_bytes"].get<double>());
+  }
 }
 
 TEST(ShardedDataParallel, GptOptimizerShardingTrainsLikeReplication) { expect_same_training("gpt", "optimizer"); }
@@ -222,6 +244,16 @@ TEST(ShardedDataParallel, Resnet50OptimizerShardingTrainsLikeReplication) {
 }
 TEST(ShardedDataParallel, Resnet50GradientShardingTrainsLikeReplication) {
   expect_same_training("resnet50", "gradients");
+}
+// ZeRO-3: every wrapping unit gathered before its forward and its backward.
+TEST(ShardedDataParallel, GptFullShardingTrainsLikeReplication) { expect_same_training("gpt", "full"); }
+TEST(ShardedDataParallel, LlamaFullShardingTrainsLikeReplication) { expect_same_training("llama", "full"); }
+TEST(ShardedDataParallel, TransformerFullShardingTrainsLikeReplication) { expect_same_training("transformer", "full"); }
+TEST(ShardedDataParallel, Resnet50FullShardingTrainsLikeReplication) { expect_same_training("resnet50", "full"); }
+// Micro-batches, collectives after backward, and each block recomputed in
+// backward (activation checkpointing) from parameters gathered again.
+TEST(ShardedDataParallel, GptFullShardingWithAccumulationCheckpointingAndNoOverlap) {
+  expect_same_training("gpt", "full", "off", 2, "full");
 }
 // Two optimizers (critic and generator) over one set of shards.
 TEST(ShardedDataParallel, WganGradientShardingTrainsLikeReplication) { expect_same_training("wgan", "gradients"); }

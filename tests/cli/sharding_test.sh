@@ -1,4 +1,4 @@
-# tbd run --sharding: ZeRO-1/2 through the CLI (Gloo over loopback): the
+# tbd run --sharding: ZeRO-1/2/3 through the CLI (Gloo over loopback): the
 # result names the strategy and the model state per rank; what cannot shard
 # is refused before any rank starts; a rank lost during the sharded step
 # ends the run with the error distributed runs give.
@@ -8,11 +8,13 @@ tiny=(--scale tiny --threads 1 --repeat 1 --iters 2 --warmup 1)
 # Two ranks, each strategy: the optimizer state per rank is the shard's.
 expect_exit 0 "sharding +optimizer \(ZeRO-1\)" -- run gpt "${tiny[@]}" --nproc 2 --sharding optimizer --out "$WORK/zero1.json"
 expect_exit 0 "sharding +gradients \(ZeRO-2\)" -- run gpt "${tiny[@]}" --nproc 2 --sharding gradients --out "$WORK/zero2.json"
+expect_exit 0 "sharding +full \(ZeRO-3\)" -- run gpt "${tiny[@]}" --nproc 2 --sharding full --out "$WORK/zero3.json"
 expect_exit 0 "distributed" -- run gpt "${tiny[@]}" --nproc 2 --out "$WORK/zero0.json"
 json_check "$WORK/zero1.json" 'r["workload"]["options"]["sharding"] == "optimizer" and r["distributed"]["sharding"]["zero_stage"] == 1'
 json_check "$WORK/zero2.json" 'r["workload"]["options"]["sharding"] == "gradients" and r["distributed"]["sharding"]["gradient_collective"] == "reduce-scatter"'
+json_check "$WORK/zero3.json" 'r["distributed"]["sharding"]["zero_stage"] == 3 and r["distributed"]["sharding"]["units"]["count"] == 2'
 json_check "$WORK/zero0.json" 'r["workload"]["options"]["sharding"] == "none" and r["distributed"]["sharding"]["strategy"] == "none"'
-for f in zero1 zero2; do
+for f in zero1 zero2 zero3; do
   # Measured model state within 5% of ZeRO's formula, per component.
   json_check "$WORK/$f.json" 'all(abs(r["distributed"]["sharding"]["model_state_bytes_per_rank"][k] - r["distributed"]["sharding"]["formula_bytes_per_rank"][k]) <= 0.05 * r["distributed"]["sharding"]["formula_bytes_per_rank"][k] for k in ("weights", "gradients", "optimizer_state"))'
   # The memory probe saw half the replicated run's optimizer state.
@@ -29,19 +31,22 @@ validate_documents "$WORK/zero2.json"
 # One rank: every sharded path runs, among one.
 expect_exit 0 "sharding +gradients" -- run resnet50 "${tiny[@]}" --batch-size 2 --nproc 1 --sharding gradients --out "$WORK/one.json"
 json_check "$WORK/one.json" 'r["distributed"]["world_size"] == 1 and r["distributed"]["sharding"]["ranks"] == 1'
+expect_exit 0 "sharding +full" -- run llama "${tiny[@]}" --nproc 1 --sharding full --out "$WORK/one3.json"
+json_check "$WORK/one3.json" 'r["distributed"]["sharding"]["units"]["peak_gathered_bytes"] > 0'
 
 # Refused with the reason, before anything starts (exit 2).
 expect_exit 2 "this run has none: add --nproc N" -- run gpt "${tiny[@]}" --sharding optimizer
 expect_exit 2 "a3c cannot shard its model state" -- run a3c --scale tiny --nproc 1 --sharding gradients
-expect_exit 2 "not available yet" -- run gpt "${tiny[@]}" --nproc 2 --sharding full
+expect_exit 2 "ncf declares no wrapping units" -- run ncf "${tiny[@]}" --nproc 1 --sharding full
 expect_exit 2 "use --precision bf16" -- run gpt "${tiny[@]}" --nproc 2 --sharding gradients --precision fp16
 expect_exit 2 "--sharding must be none, optimizer" -- run gpt "${tiny[@]}" --nproc 2 --sharding zero9
 # dlrm's embedding tables have sparse gradients, which ZeRO does not cut: refused before any rank starts.
 expect_exit 2 "sparse gradients" -- run dlrm "${tiny[@]}" --nproc 2 --sharding gradients
 
-# A rank killed mid-run (in its reduce-scatters and all-gathers): every rank
-# ends within the timeout, the error names the lost rank, no result file.
-"$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding gradients --warmup 1 --repeat 1 --iters 1000000 \
+# A rank killed mid-run (ZeRO-3: in the all-gathers of every unit before its
+# forward and its backward, or a reduce-scatter): every rank ends within the
+# timeout, the error names the lost rank, no result file.
+"$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding full --warmup 1 --repeat 1 --iters 1000000 \
   --quiet --dist-timeout 30 --out "$WORK/killed.json" 2> "$WORK/killed.err" &
 launcher=$!
 victim=$(rank_pid "$launcher" 1)
@@ -54,5 +59,27 @@ rc=$?
 [ $(( $(date +%s) - start )) -lt 30 ] || fail "the surviving rank took more than 30 s to stop"
 grep -q "lost rank 1" "$WORK/killed.err" || fail "rank 0 did not name the lost rank: $(cat "$WORK/killed.err")"
 [ ! -e "$WORK/killed.json" ] || fail "a failed sharded run left a result file"
+
+# A frozen rank 0 (SIGSTOP) during ZeRO-3's gathers: rank 1's collective
+# times out and names the stopped rank; the run ends within the timeout.
+"$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding full --warmup 1 --repeat 1 --iters 1000000 \
+  --quiet --dist-timeout 5 --out "$WORK/stopped.json" 2> "$WORK/stopped.err" &
+launcher=$!
+rank0=$(rank_pid "$launcher" 0)
+[ -n "$rank0" ] || fail "rank 0 never started"
+kill -STOP "$rank0"
+start=$(date +%s)
+timeout 40 tail --pid="$launcher" -f /dev/null
+elapsed=$(( $(date +%s) - start ))
+if kill -0 "$launcher" 2>/dev/null; then
+  fail "a stopped rank 0 hung the sharded run for 40 s: $(cat "$WORK/stopped.err")"
+  kill -9 "$launcher" "$rank0" 2>/dev/null
+fi
+wait "$launcher"
+rc=$?
+[ "$rc" -eq 1 ] || fail "a stopped rank 0 made the sharded run exit $rc, expected 1"
+[ "$elapsed" -le 15 ] || fail "a stopped rank 0 took ${elapsed} s to end the sharded run (--dist-timeout 5; limit 15 s)"
+grep -q "rank 0 (pid $rank0) is stopped" "$WORK/stopped.err" || fail "rank 1 did not name the stopped rank 0: $(cat "$WORK/stopped.err")"
+[ ! -e "$WORK/stopped.json" ] || fail "a stopped sharded run left a result file"
 
 finish

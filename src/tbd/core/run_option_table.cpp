@@ -257,7 +257,8 @@ std::vector<Spec> make_table() {
        .record = [](const RunOptions& o) { return only_distributed(o, o.dist_overlap); }});
   add({.flag = "--sharding",
        .json_key = "sharding",
-       .help = "Data-parallel model state: none (replicated, DDP), optimizer (ZeRO-1), gradients (ZeRO-2)",
+       .help = "Data-parallel model state: none (replicated, DDP), optimizer (ZeRO-1), gradients (ZeRO-2), "
+               "full (ZeRO-3: parameters too)",
        .default_text = "none",
        .parse = [](RunOptions& o, const std::string& v) { o.sharding = parse_sharding(v); },
        .record =

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "tbd/core/parameter_set.h"
 #include "tbd/core/phases.h"
 #include "tbd/core/settings.h"
+
+namespace torch::nn {
+class Module;
+}
 
 namespace tbd {
 
@@ -93,6 +98,11 @@ class Workload {
   // (--sharding) to rewrite to this rank's shards before their first step;
   // empty: the workload cannot shard.
   virtual std::vector<torch::optim::Optimizer*> optimizers() { return {}; }
+  // The wrapping units of fully sharded data parallelism (--sharding full,
+  // docs/distributed.md#sharding): modules whose forward the model runs
+  // through nn::run_unit, so each is gathered just before it computes and
+  // freed after. Empty: --sharding full is refused for this workload.
+  virtual std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const { return {}; }
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;

@@ -113,6 +113,7 @@ class GlooPending final : public PendingReduce {
       rethrow_lost_peer(during_, *peers_, rank_);
     }
   }
+  bool done() const override { return work_->isCompleted(); }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;

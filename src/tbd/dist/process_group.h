@@ -21,6 +21,8 @@ class PendingReduce {
  public:
   virtual ~PendingReduce() = default;
   virtual void wait() = 0;  // throws Error when a peer is lost
+  // True once the collective has ended (its buffers may go); never blocks.
+  virtual bool done() const { return false; }
   // The collective's own duration on the device, where the backend times it
   // (NCCL: CUDA events); empty for Gloo, whose time is read on the host.
   virtual std::optional<double> device_seconds() const { return std::nullopt; }

@@ -2,12 +2,15 @@
 
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
+#include <torch/nn/module.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -59,18 +62,36 @@ double state_bytes_per_element(const torch::optim::Optimizer& o) {
   return -1;
 }
 
+// A tensor's memory, freed or made again in place: every view of its
+// storage (the parameters, and the views of them autograd saved in forward)
+// sees the change, as FSDP's storage resize does.
+void free_storage(const torch::Tensor& t) {
+  c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+  storage->set_data_ptr_noswap(c10::DataPtr(nullptr, storage->device()));
+  storage->set_nbytes(0);
+}
+
+void allocate_storage(const torch::Tensor& t) {
+  c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+  const size_t bytes = t.nbytes();
+  storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
+  storage->set_nbytes(bytes);
+}
+
 }  // namespace
 
 ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
-                                         std::vector<torch::optim::Optimizer*> optimizers, ProcessGroup& group,
+                                         std::vector<torch::optim::Optimizer*> optimizers,
+                                         std::vector<std::shared_ptr<torch::nn::Module>> units, ProcessGroup& group,
                                          int64_t bucket_bytes, bool overlap, Sharding stage)
     : group_(group), overlap_(overlap), stage_(stage) {
-  if (stage != Sharding::optimizer && stage != Sharding::gradients)
-    throw UsageError(std::string("--sharding ") + to_string(stage) +
-                     " is not available yet: this tbd shards the optimizer state (optimizer, ZeRO-1) and the "
-                     "gradients (gradients, ZeRO-2); use one of those or none");
+  if (stage == Sharding::none) throw Error("ShardedDataParallel made for --sharding none (a bug in tbd)");
   if (optimizers.empty())
     throw UsageError("this workload does not expose its optimizer to sharding; run it with --sharding none");
+  if (stage == Sharding::full && units.empty())
+    throw UsageError(
+        "--sharding full gathers each wrapping unit of the model just before it computes, and this workload's "
+        "model declares none; use --sharding gradients (ZeRO-2) or none");
   std::vector<GradientShape> shapes;
   for (auto& p : parameters) {
     if (!p.requires_grad()) continue;  // frozen: replicated, never stepped
@@ -85,19 +106,15 @@ ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
   }
   bucket_of_.assign(params_.size(), 0);
   offset_of_.assign(params_.size(), 0);
+  unit_of_.assign(params_.size(), -1);
+  if (stage == Sharding::full) set_up_units(units, bucket_bytes, shapes);
+  std::vector<size_t> root;
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (unit_of_[k] < 0) root.push_back(k);
+  add_buckets(root, shapes, bucket_bytes, -1);
   std::map<const c10::TensorImpl*, std::vector<size_t>> pieces_of;  // parameter -> its pieces on this rank
-  for (auto& layout : shard_buckets(shapes, bucket_bytes, group.size(), group.rank())) {
-    const size_t b = buckets_.size();
-    for (size_t i = 0; i < layout.members.size(); ++i) {
-      bucket_of_[layout.members[i]] = b;
-      offset_of_[layout.members[i]] = layout.offsets[i];
-    }
-    for (const auto& piece : layout.pieces) {
-      pieces_of[params_[piece.param].unsafeGetTensorImpl()].push_back(pieces_.size());
-      pieces_.push_back({b, piece, flat_params_[piece.param].narrow(0, piece.param_offset, piece.length)});
-    }
-    buckets_.push_back({.layout = std::move(layout)});
-  }
+  for (size_t k = 0; k < pieces_.size(); ++k)
+    pieces_of[params_[pieces_[k].layout.param].unsafeGetTensorImpl()].push_back(k);
   // Each optimizer now steps this rank's pieces of its parameters, with the
   // same groups and options; its state is made lazily, for the pieces.
   for (auto* o : optimizers) {
@@ -125,10 +142,83 @@ ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
     torch::autograd::impl::set_post_acc_grad_hooks(
         params_[k], std::make_unique<GradientReadyHook>([this, k] { on_gradient_ready(k); }));
   hooked_ = true;
+  if (!units_.empty()) nn::attach_unit_sharder(this);
+}
+
+void ShardedDataParallel::set_up_units(const std::vector<std::shared_ptr<torch::nn::Module>>& units,
+                                       int64_t bucket_bytes, const std::vector<GradientShape>& shapes) {
+  std::map<const c10::TensorImpl*, size_t> index;
+  for (size_t k = 0; k < params_.size(); ++k) index[params_[k].unsafeGetTensorImpl()] = k;
+  for (const auto& module : units) {
+    std::vector<size_t> members;
+    for (const auto& p : module->parameters()) {
+      const auto it = index.find(p.unsafeGetTensorImpl());
+      if (it == index.end() || unit_of_[it->second] >= 0) continue;  // frozen, or in an earlier unit
+      unit_of_[it->second] = static_cast<int>(units_.size());
+      members.push_back(it->second);
+    }
+    if (members.empty()) continue;  // nothing trainable to shard
+    unit_of_module_[module.get()] = units_.size();
+    units_.emplace_back();
+    add_buckets(members, shapes, bucket_bytes, static_cast<int>(units_.size() - 1));
+  }
+}
+
+void ShardedDataParallel::add_buckets(const std::vector<size_t>& members, const std::vector<GradientShape>& shapes,
+                                      int64_t bucket_bytes, int unit) {
+  if (members.empty()) return;
+  std::vector<GradientShape> subset;
+  for (size_t k : members) subset.push_back(shapes[k]);
+  // A unit is one bucket: its parameters are gathered and freed together.
+  auto layouts = shard_buckets(subset, unit < 0 ? bucket_bytes : std::numeric_limits<int64_t>::max(), group_.size(),
+                               group_.rank());
+  if (unit >= 0 && layouts.size() != 1)
+    throw UsageError(
+        "a wrapping unit of this model mixes parameters of different types or devices, which one "
+        "flat shard cannot hold; run with --sharding gradients");
+  for (auto& layout : layouts) {
+    for (auto& m : layout.members) m = members[m];  // indices into params_ from here on
+    for (auto& piece : layout.pieces) piece.param = members[piece.param];
+    const size_t b = buckets_.size();
+    for (size_t i = 0; i < layout.members.size(); ++i) {
+      bucket_of_[layout.members[i]] = b;
+      offset_of_[layout.members[i]] = layout.offsets[i];
+    }
+    torch::Tensor owner;  // what the optimizer's pieces are views of
+    if (unit >= 0) {
+      Unit& u = units_[static_cast<size_t>(unit)];
+      u.bucket = b;
+      const torch::Tensor& first = params_[layout.members.front()];
+      torch::NoGradGuard no_grad;
+      u.whole = torch::zeros({layout.padded}, first.options().requires_grad(false));
+      for (size_t i = 0; i < layout.members.size(); ++i) {
+        auto& p = params_[layout.members[i]];
+        auto slot = shaped_like(u.whole.narrow(0, layout.offsets[i], p.numel()), p);
+        slot.copy_(p.detach());
+        p.set_data(slot);  // the parameter is now a view of the unit's buffer
+        flat_params_[layout.members[i]] = flat_view(p);
+      }
+      u.shard = u.whole.narrow(0, group_.rank() * layout.shard, layout.shard).clone();
+      u.gathered = true;
+      gathered_bytes_ += u.whole.nbytes();
+      release(static_cast<size_t>(unit));
+    }
+    for (const auto& piece : layout.pieces) {
+      torch::Tensor view = unit >= 0
+                               ? units_[static_cast<size_t>(unit)].shard.narrow(0, piece.shard_offset, piece.length)
+                               : flat_params_[piece.param].narrow(0, piece.param_offset, piece.length);
+      pieces_.push_back({b, piece, view});
+    }
+    Bucket bucket;
+    bucket.layout = std::move(layout);
+    bucket.unit = unit;
+    buckets_.push_back(std::move(bucket));
+  }
 }
 
 ShardedDataParallel::~ShardedDataParallel() {
   // Parameters may outlive this object; their hooks must not call into it.
+  if (!units_.empty()) nn::attach_unit_sharder(nullptr);
   if (hooked_)
     for (auto& p : params_) torch::autograd::impl::post_acc_grad_hooks(p).reset();
 }
@@ -140,11 +230,20 @@ void ShardedDataParallel::expect_backward(bool completes_step) {
 
 void ShardedDataParallel::on_gradient_ready(size_t k) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!reducing_ || !overlap_) return;  // an earlier micro-batch, or everything goes after backward
-  Bucket& b = buckets_[bucket_of_[k]];
-  if (b.launched) return;  // a second backward before the step: not supported, keep the first
-  take_gradient(k);
-  if (++b.ready == static_cast<int>(b.layout.members.size())) launch(b);
+  const int unit = unit_of_[k];
+  if (reducing_ && overlap_) {
+    Bucket& b = buckets_[bucket_of_[k]];
+    if (!b.launched) {  // launched: a second backward before the step, not supported; keep the first
+      take_gradient(k);
+      if (++b.ready == static_cast<int>(b.layout.members.size())) launch(b);
+    }
+  }
+  // Every use of a parameter in backward is done when autograd accumulates
+  // its gradient; when all of a unit's are, its parameters can go.
+  if (unit >= 0) {
+    Unit& u = units_[static_cast<size_t>(unit)];
+    if (++u.gradients_ready == buckets_[u.bucket].layout.members.size()) release(static_cast<size_t>(unit));
+  }
 }
 
 void ShardedDataParallel::take_gradient(size_t k) {
@@ -163,7 +262,12 @@ void ShardedDataParallel::take_gradient(size_t k) {
 
 void ShardedDataParallel::launch(Bucket& b) {
   b.launched = true;
-  if (stage_ == Sharding::gradients) {
+  if (stage_ != Sharding::optimizer) {
+    // Earlier buckets whose reduce-scatter has ended need their whole flat
+    // no more: only the slice stays (so backward never holds every flat).
+    for (auto& earlier : buckets_)
+      if (earlier.launched && earlier.flat.defined() && earlier.pending && earlier.pending->done())
+        earlier.flat = torch::Tensor();
     b.slice = torch::empty({b.layout.shard}, b.flat.options());
     b.pending = group_.reduce_scatter_sum(b.slice, b.flat);
   } else {
@@ -186,7 +290,7 @@ void ShardedDataParallel::synchronize() {
   torch::NoGradGuard no_grad;
   const double scale = 1.0 / group_.size();
   for (auto& b : buckets_) {
-    if (stage_ == Sharding::gradients) {
+    if (stage_ != Sharding::optimizer) {
       b.flat = torch::Tensor();  // the reduce-scatter has read it
     } else {
       b.slice = b.flat.narrow(0, group_.rank() * b.layout.shard, b.layout.shard);
@@ -199,6 +303,10 @@ void ShardedDataParallel::synchronize() {
   for (auto& piece : pieces_)
     piece.tensor.mutable_grad() =
         buckets_[piece.bucket].slice.narrow(0, piece.layout.shard_offset, piece.layout.length);
+  // Units gathered but not freed by their gradients (a parameter that got
+  // none, a prefetch nothing used) go now; the next forward learns its order.
+  for (size_t u = 0; u < units_.size(); ++u) release(u);
+  order_known_ = order_known_ || !forward_order_.empty();
 }
 
 double ShardedDataParallel::clip_global_norm(double max_norm) {
@@ -228,15 +336,19 @@ void ShardedDataParallel::after_optimizer_step() {
     Bucket& bucket = buckets_[b];
     bucket.flat = torch::Tensor();  // the gradients' memory goes back
     bucket.slice = torch::Tensor();
+    if (bucket.unit >= 0) continue;  // the step updated the unit's shard in place; its next use gathers it
     const auto options = params_[bucket.layout.members.front()].options().requires_grad(false);
     sent[b] = torch::zeros({bucket.layout.shard}, options);
     gathered[b] = torch::empty({bucket.layout.padded}, options);
   }
   for (const auto& piece : pieces_)
-    sent[piece.bucket].narrow(0, piece.layout.shard_offset, piece.layout.length).copy_(piece.tensor);
-  for (size_t b = 0; b < buckets_.size(); ++b) pending.push_back(group_.allgather_into(gathered[b], sent[b]));
+    if (buckets_[piece.bucket].unit < 0)
+      sent[piece.bucket].narrow(0, piece.layout.shard_offset, piece.layout.length).copy_(piece.tensor);
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    if (buckets_[b].unit < 0) pending.push_back(group_.allgather_into(gathered[b], sent[b]));
   for (auto& p : pending) p->wait();
   for (size_t b = 0; b < buckets_.size(); ++b) {
+    if (buckets_[b].unit >= 0) continue;
     const auto& layout = buckets_[b].layout;
     for (size_t i = 0; i < layout.members.size(); ++i) {
       const size_t k = layout.members[i];
@@ -245,19 +357,129 @@ void ShardedDataParallel::after_optimizer_step() {
   }
 }
 
+bool ShardedDataParallel::holds(const torch::nn::Module& unit) const {
+  return !unsharded_ && unit_of_module_.contains(&unit);
+}
+
+void ShardedDataParallel::before_forward(const torch::nn::Module& module) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t u = unit_of_module_.at(&module);
+  if (!order_known_ && std::find(forward_order_.begin(), forward_order_.end(), u) == forward_order_.end())
+    forward_order_.push_back(u);
+  wait_gathered(u);
+  units_[u].gradients_ready = 0;
+  const int next = neighbour_in_forward(u, +1);
+  if (next >= 0) gather(static_cast<size_t>(next));  // prefetched while this unit computes
+}
+
+torch::Tensor ShardedDataParallel::after_forward(const torch::nn::Module& module, const torch::Tensor& output) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t u = unit_of_module_.at(&module);
+  release(u);
+  if (!torch::GradMode::is_enabled() || !output.requires_grad()) return output;
+  // Runs when the gradient of the unit's output arrives, before the unit's
+  // own backward (its recomputation too, with activation checkpointing).
+  output.register_hook([this, u](const torch::Tensor&) { before_backward(u); });
+  return output;
+}
+
+void ShardedDataParallel::before_backward(size_t u) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wait_gathered(u);
+  const int previous = neighbour_in_forward(u, -1);
+  if (previous >= 0) gather(static_cast<size_t>(previous));  // the next unit backward reaches
+}
+
+int ShardedDataParallel::neighbour_in_forward(size_t u, int step) const {
+  const auto it = std::find(forward_order_.begin(), forward_order_.end(), u);
+  if (it == forward_order_.end()) return -1;
+  const auto i = (it - forward_order_.begin()) + step;
+  return i >= 0 && i < static_cast<std::ptrdiff_t>(forward_order_.size()) ? static_cast<int>(forward_order_[i]) : -1;
+}
+
+void ShardedDataParallel::gather(size_t u) {
+  Unit& unit = units_[u];
+  if (unit.gathered || unit.gathering) return;
+  allocate_storage(unit.whole);
+  gathered_bytes_ += static_cast<int64_t>(unit.whole.nbytes());
+  peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
+  if (gather_observer_) gather_observer_(unit.whole);
+  unit.gathering = group_.allgather_into(unit.whole, unit.shard);
+}
+
+void ShardedDataParallel::wait_gathered(size_t u) {
+  Unit& unit = units_[u];
+  gather(u);
+  if (unit.gathering) {
+    unit.gathering->wait();
+    unit.gathering.reset();
+  }
+  unit.gathered = true;
+}
+
+void ShardedDataParallel::release(size_t u) {
+  Unit& unit = units_[u];
+  unit.gradients_ready = 0;
+  if (unsharded_ || (!unit.gathered && !unit.gathering)) return;
+  if (unit.gathering) {  // its memory is being written: let the collective end first
+    unit.gathering->wait();
+    unit.gathering.reset();
+  }
+  free_storage(unit.whole);
+  unit.gathered = false;
+  gathered_bytes_ -= static_cast<int64_t>(unit.whole.nbytes());
+}
+
+void ShardedDataParallel::unshard() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (units_.empty() || unsharded_) return;
+  for (size_t u = 0; u < units_.size(); ++u) gather(u);
+  for (size_t u = 0; u < units_.size(); ++u) wait_gathered(u);
+  unsharded_ = true;
+  nn::attach_unit_sharder(nullptr);
+}
+
+void ShardedDataParallel::set_gather_observer(std::function<void(const torch::Tensor&)> observer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  gather_observer_ = std::move(observer);
+}
+
+std::vector<torch::Tensor> ShardedDataParallel::parameter_shards() const {
+  std::vector<torch::Tensor> all;
+  for (const auto& u : units_) all.push_back(u.shard);
+  return all;
+}
+
+std::vector<torch::Tensor> ShardedDataParallel::gathered_parameters() const {
+  std::vector<torch::Tensor> all;
+  for (const auto& u : units_)
+    if (u.gathered || u.gathering) all.push_back(u.whole);
+  return all;
+}
+
 std::vector<torch::Tensor> ShardedDataParallel::gradient_buffers() const {
   std::vector<torch::Tensor> all;
   for (const auto& b : buckets_) {
     if (b.flat.defined()) all.push_back(b.flat);
-    if (stage_ == Sharding::gradients && b.slice.defined()) all.push_back(b.slice);
+    if (stage_ != Sharding::optimizer && b.slice.defined()) all.push_back(b.slice);
   }
   return all;
 }
 
 nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& optimizer_state) const {
   const int n = group_.size();
-  int64_t elements = 0, padded = 0, shard = 0, weight_bytes = 0;
-  for (const auto& p : params_) weight_bytes += p.numel() * static_cast<int64_t>(p.element_size());
+  const bool full = stage_ == Sharding::full;
+  const int zero_stage = full ? 3 : stage_ == Sharding::gradients ? 2 : 1;
+  int64_t elements = 0, padded = 0, shard = 0, weight_bytes = 0, root_elements = 0, largest_unit_bytes = 0;
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (unit_of_[k] < 0) {
+      weight_bytes += params_[k].numel() * static_cast<int64_t>(params_[k].element_size());
+      root_elements += params_[k].numel();
+    }
+  for (const auto& u : units_) {
+    weight_bytes += static_cast<int64_t>(u.shard.nbytes());
+    largest_unit_bytes = std::max(largest_unit_bytes, static_cast<int64_t>(u.whole.nbytes()));
+  }
   for (const auto& b : buckets_) {
     elements += b.layout.elements;
     padded += b.layout.padded;
@@ -265,36 +487,53 @@ nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& o
   }
   // What the rank holds from backward to the step: the padded buckets
   // (all-reduce) or its slices of them (reduce-scatter), fp32.
-  const int64_t gradient_bytes = 4 * (stage_ == Sharding::gradients ? shard : padded);
+  const int64_t gradient_bytes = 4 * (zero_stage >= 2 ? shard : padded);
   const int64_t state_bytes = total_bytes(optimizer_state);
   double per_element = -1;
   for (const auto* o : optimizers_) per_element = std::max(per_element, state_bytes_per_element(*o));
-  const double psi = static_cast<double>(elements);
+  const double psi = static_cast<double>(elements), root = static_cast<double>(root_elements);
   nlohmann::json formula = {
-      {"weights", 4 * psi},
-      {"gradients", stage_ == Sharding::gradients ? 4 * psi / n : 4 * psi},
+      {"weights", full ? 4 * root + 4 * (psi - root) / n : 4 * psi},
+      {"gradients", zero_stage >= 2 ? 4 * psi / n : 4 * psi},
       {"optimizer_state", per_element >= 0 ? nlohmann::json(per_element * psi / n) : nlohmann::json()},
   };
   const int64_t total = weight_bytes + gradient_bytes + state_bytes;
-  return {
+  nlohmann::json out = {
       {"strategy", to_string(stage_)},
-      {"zero_stage", stage_ == Sharding::gradients ? 2 : 1},
-      {"fsdp_name", stage_ == Sharding::gradients ? nlohmann::json("SHARD_GRAD_OP") : nlohmann::json()},
+      {"zero_stage", zero_stage},
+      {"fsdp_name", full              ? nlohmann::json("FULL_SHARD")
+                    : zero_stage == 2 ? nlohmann::json("SHARD_GRAD_OP")
+                                      : nlohmann::json()},
       {"ranks", n},
       {"buckets", buckets_.size()},
       {"trainable_elements", elements},
       {"padding_elements", padded - elements},
-      {"gradient_collective", stage_ == Sharding::gradients ? "reduce-scatter" : "all-reduce"},
+      {"gradient_collective", zero_stage >= 2 ? "reduce-scatter" : "all-reduce"},
       {"parameter_collective", "all-gather"},
       {"model_state_bytes_per_rank",
        {{"weights", weight_bytes}, {"gradients", gradient_bytes}, {"optimizer_state", state_bytes}, {"total", total}}},
       {"formula_bytes_per_rank", formula},
       {"definition",
-       "bytes this rank holds: whole weights, the gradient buckets between backward and the optimizer "
-       "step (optimizer: every bucket, all-reduced; gradients: this rank's slice of each, reduce-"
+       "bytes this rank holds between steps: the weights (whole; with full, the shards of the wrapping "
+       "units' parameters and the root's whole), the gradient buckets between backward and the optimizer "
+       "step (optimizer: every bucket, all-reduced; gradients and full: this rank's slice of each, reduce-"
        "scattered), and the optimizer state measured from its tensors; the formula is ZeRO's for Ψ "
-       "trainable fp32 elements on N ranks: 4Ψ weights, 4Ψ (ZeRO-1) or 4Ψ/N (ZeRO-2) gradients, KΨ/N "
-       "optimizer state with K bytes per element of the optimizer's state (8 for Adam)"}};
+       "trainable fp32 elements on N ranks: 4Ψ weights (full: 4Ψ_root + 4(Ψ − Ψ_root)/N, Ψ_root the "
+       "elements outside every unit), 4Ψ (ZeRO-1) or 4Ψ/N (ZeRO-2, 3) gradients, KΨ/N optimizer state "
+       "with K bytes per element of the optimizer's state (8 for Adam)"}};
+  if (full)
+    out["units"] = {
+        {"count", units_.size()},
+        {"root_elements", root_elements},
+        {"largest_unit_bytes", largest_unit_bytes},
+        {"peak_gathered_bytes", peak_gathered_bytes_},
+        {"gathered_precision", c10::toString(units_.front().whole.scalar_type())},
+        {"definition",
+         "units: the wrapping units whose parameters are sharded between uses; root_elements: trainable "
+         "elements outside every unit, kept whole; peak_gathered_bytes: the most memory gathered units held "
+         "at once in this run (the unit computing, the one prefetched, the last one freed only when its "
+         "gradients are all in)"}};
+  return out;
 }
 
 }  // namespace tbd

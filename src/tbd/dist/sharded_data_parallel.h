@@ -1,8 +1,9 @@
-// Sharded data parallelism on c10d: ZeRO stages 1 and 2 (Rajbhandari et
-// al. 2020; stage 2 is FSDP's SHARD_GRAD_OP). Every rank keeps the whole
-// parameters (for its forward and backward) but the optimizer holds only
-// this rank's shard of them, so its state (momentum, Adam's moments) is
-// made for the shard alone: 1/N of it per rank.
+// Sharded data parallelism on c10d: ZeRO stages 1 to 3 (Rajbhandari et
+// al. 2020; stage 2 is FSDP's SHARD_GRAD_OP, stage 3 its FULL_SHARD).
+// With optimizer and gradients every rank keeps the whole parameters (for
+// its forward and backward) but the optimizer holds only this rank's shard
+// of them, so its state (momentum, Adam's moments) is made for the shard
+// alone: 1/N of it per rank.
 //
 // The shards follow shard_layout.h: each gradient bucket is one flat,
 // padded run of elements split into N equal slices. As backward produces
@@ -20,11 +21,25 @@
 // into every rank's whole parameters. Gradient clipping uses the norm over
 // every rank's slices (one all-reduce of a scalar).
 //
+// full (ZeRO-3) also shards the parameters of the workload's wrapping
+// units (nn/shard_unit.h): each unit is one bucket whose parameters are
+// views of one flat buffer; between uses the buffer's memory is freed and
+// the rank keeps only its slice (what the optimizer steps, in place). The
+// buffer is all-gathered just before the unit's forward (the next unit's
+// gather is started as the current one computes), freed after it,
+// gathered again when the gradient of the unit's output arrives (the unit
+// before it in forward order is then prefetched) and freed once every
+// parameter of the unit has its gradient, whose bucket is reduce-scattered
+// at that moment. Parameters outside every unit (embeddings, heads, final
+// norms: the root, as FSDP calls it) stay whole, as with gradients.
+//
 // With gradient accumulation only the last micro-batch's backward reduces
 // (as DDP's no_sync): the earlier ones add up in .grad as usual.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -37,16 +52,19 @@
 #include "tbd/core/phases.h"
 #include "tbd/dist/process_group.h"
 #include "tbd/dist/shard_layout.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd {
 
-class ShardedDataParallel final : public GradientSync {
+class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
  public:
   // `optimizers`: every optimizer that steps `parameters` (each trainable
-  // parameter in at most one group), before their first step. `stage`:
-  // optimizer or gradients. Throws UsageError for what cannot be sharded.
+  // parameter in at most one group), before their first step. `units`: the
+  // workload's wrapping units (Workload::shard_units), used by full only.
+  // Throws UsageError for what cannot be sharded.
   ShardedDataParallel(std::vector<torch::Tensor> parameters, std::vector<torch::optim::Optimizer*> optimizers,
-                      ProcessGroup& group, int64_t bucket_bytes, bool overlap, Sharding stage);
+                      std::vector<std::shared_ptr<torch::nn::Module>> units, ProcessGroup& group, int64_t bucket_bytes,
+                      bool overlap, Sharding stage);
   ~ShardedDataParallel() override;
 
   void expect_backward(bool completes_step) override;
@@ -55,9 +73,26 @@ class ShardedDataParallel final : public GradientSync {
   double clip_global_norm(double max_norm) override;
   void after_optimizer_step() override;
 
+  // nn::UnitSharder (full only).
+  bool holds(const torch::nn::Module& unit) const override;
+  void before_forward(const torch::nn::Module& unit) override;
+  torch::Tensor after_forward(const torch::nn::Module& unit, const torch::Tensor& output) override;
+
+  // Gathers every unit's parameters back whole for good, so what reads the
+  // weights after training (a comparison, a checkpoint) sees them; a
+  // collective: every rank calls it, after its last step. No-op unless full.
+  void unshard();
+
   // The gradient memory this rank holds between backward and the optimizer
   // step (the memory probe marks it as weight gradients).
   std::vector<torch::Tensor> gradient_buffers() const;
+  // What this rank keeps of the units' parameters between uses (full), and
+  // the gathered buffers alive now (the memory probe marks both weights).
+  std::vector<torch::Tensor> parameter_shards() const;
+  std::vector<torch::Tensor> gathered_parameters() const;
+  // Called with each unit's buffer as its gather allocates it (the memory
+  // probe marks it); empty: none.
+  void set_gather_observer(std::function<void(const torch::Tensor&)> observer);
   // The result's `sharding` section: the strategy, the layout, the model
   // state bytes this rank holds next to the ZeRO formula's
   // (docs/distributed.md#sharding).
@@ -71,6 +106,16 @@ class ShardedDataParallel final : public GradientSync {
     int ready = 0;
     bool launched = false;
     std::shared_ptr<PendingReduce> pending;
+    int unit = -1;  // full: the wrapping unit whose parameters this bucket holds; -1: whole parameters
+  };
+  // A wrapping unit of full: one bucket, its parameters views of `whole`.
+  struct Unit {
+    size_t bucket = 0;
+    torch::Tensor whole;  // padded flat of the unit's parameters; its memory is freed while sharded
+    torch::Tensor shard;  // this rank's slice of it, kept between uses; the optimizer steps it
+    std::shared_ptr<PendingReduce> gathering;  // an all-gather into whole in flight
+    bool gathered = false;
+    size_t gradients_ready = 0;  // parameters whose gradient this backward has produced
   };
   struct Piece {
     size_t bucket = 0;
@@ -82,6 +127,22 @@ class ShardedDataParallel final : public GradientSync {
   // Copies .grad of parameter k into its bucket (made on first use) and frees .grad.
   void take_gradient(size_t k);
   void launch(Bucket& b);
+  // full: starts the all-gather of unit u's parameters (no-op if whole or under way);
+  // waits until they are whole; frees their memory.
+  void gather(size_t u);
+  void wait_gathered(size_t u);
+  void release(size_t u);
+  // The gradient of unit u's output has arrived: u must be whole.
+  void before_backward(size_t u);
+  // The unit after (+1) or before (-1) u in the last forward's order, or -1.
+  int neighbour_in_forward(size_t u, int step) const;
+  void set_up_units(const std::vector<std::shared_ptr<torch::nn::Module>>& units, int64_t bucket_bytes,
+                    const std::vector<GradientShape>& shapes);
+  // Buckets for parameters `members` (indices into params_): by bytes for
+  // whole parameters (unit -1), one for a unit, whose parameters become
+  // views of its flat buffer and whose shard the optimizer will step.
+  void add_buckets(const std::vector<size_t>& members, const std::vector<GradientShape>& shapes, int64_t bucket_bytes,
+                   int unit);
 
   std::vector<torch::Tensor> params_;
   std::vector<torch::Tensor> flat_params_;  // each parameter's elements in memory order (a 1-D view)
@@ -89,6 +150,14 @@ class ShardedDataParallel final : public GradientSync {
   std::vector<int64_t> offset_of_;  // in its bucket
   std::vector<Bucket> buckets_;
   std::vector<Piece> pieces_;
+  std::vector<Unit> units_;
+  std::vector<int> unit_of_;  // each parameter's unit, -1 for the root
+  std::map<const torch::nn::Module*, size_t> unit_of_module_;
+  std::vector<size_t> forward_order_;  // units in the order the first forward ran them
+  bool order_known_ = false;
+  int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
+  bool unsharded_ = false;
+  std::function<void(const torch::Tensor&)> gather_observer_;
   std::vector<const torch::optim::Optimizer*> optimizers_;
   ProcessGroup& group_;
   bool overlap_;

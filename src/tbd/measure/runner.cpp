@@ -212,9 +212,14 @@ void join_data_parallel(Session& s) {
     s.group->broadcast_from_rank0(shared);
   }
   const auto bucket_bytes = static_cast<int64_t>(s.options.bucket_mb * 1024 * 1024);
+  if (s.options.sharding == Sharding::full && s.workload->shard_units().empty())
+    throw UsageError("--sharding full: " + s.options.workload +
+                     " declares no wrapping units (the modules gathered just before they compute and freed "
+                     "after), so its parameters cannot be sharded; use --sharding gradients (ZeRO-2) or none");
   if (s.options.sharding != Sharding::none)
-    s.sharded = std::make_unique<ShardedDataParallel>(state.weights, s.workload->optimizers(), *s.group, bucket_bytes,
-                                                      s.options.dist_overlap, s.options.sharding);
+    s.sharded =
+        std::make_unique<ShardedDataParallel>(state.weights, s.workload->optimizers(), s.workload->shard_units(),
+                                              *s.group, bucket_bytes, s.options.dist_overlap, s.options.sharding);
   else
     s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
 }
@@ -232,10 +237,6 @@ void check_sharding_supported(const WorkloadInfo& info, const RunOptions& o, boo
     throw UsageError(flag + ": " + info.name + " cannot shard its model state: " + info.data_parallel_refusal);
   if (!info.sharding_refusal.empty())
     throw UsageError(flag + ": " + info.name + " cannot shard its model state: " + info.sharding_refusal);
-  if (o.sharding == Sharding::full)
-    throw UsageError(flag +
-                     " (ZeRO-3, FSDP's FULL_SHARD) is not available yet: this tbd shards the optimizer state "
-                     "(--sharding optimizer, ZeRO-1) and the gradients (--sharding gradients, ZeRO-2)");
   if (o.precision == Precision::fp16)
     throw UsageError(flag +
                      " with --precision fp16: loss scaling unscales and checks whole gradients, which sharding "

@@ -9,6 +9,7 @@
 #include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd::nn {
 namespace {
@@ -78,13 +79,17 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
     LayerScope layer("blocks");
     for (int64_t i = 0; i < config_.layers; ++i) {
       auto block = blocks_->ptr<GptBlockImpl>(i);
-      x = checkpoint_if(config_.checkpointing.checkpoints(i), *block,
-                        [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0]); }, {x});
+      x = run_unit(*block, [&] {
+        return checkpoint_if(config_.checkpointing.checkpoints(i), *block,
+                             [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0]); }, {x});
+      });
     }
   }
   LayerScope layer("head");                                                  // ln_f and the tied output projection
   return torch::nn::functional::linear(ln_f_(x), token_embedding_->weight);  // tied, no bias
 }
+
+std::vector<std::shared_ptr<torch::nn::Module>> GptImpl::shard_units() const { return blocks_->children(); }
 
 int64_t GptImpl::parameters_without_positions() const {
   return count_parameters(*this) - position_embedding_->weight.numel();

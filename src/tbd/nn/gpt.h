@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -47,6 +49,8 @@ class GptImpl : public torch::nn::Module {
  public:
   explicit GptImpl(const GptConfig& config);
   torch::Tensor forward(const torch::Tensor& ids);  // [B, T] → logits [B, T, vocabulary]
+  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the blocks.
+  std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const;
   const GptConfig& config() const { return config_; }
   // Parameters outside the position table: the N of the 6N FLOPs per token
   // (the tied token embedding stays in: it is the output projection's GEMM).

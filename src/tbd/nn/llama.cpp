@@ -10,6 +10,7 @@
 #include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd::nn {
 namespace {
@@ -180,6 +181,8 @@ LlamaImpl::LlamaImpl(const LlamaConfig& config) : config_(config) {
   rope_sin_ = register_buffer("rope_sin", rope.sin);
 }
 
+std::vector<std::shared_ptr<torch::nn::Module>> LlamaImpl::shard_units() const { return layers->children(); }
+
 const torch::Tensor& LlamaImpl::output_weight() const { return config_.tied ? embed_tokens->weight : lm_head->weight; }
 
 torch::Tensor LlamaImpl::forward(const torch::Tensor& ids) {
@@ -197,9 +200,12 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& ids) {
     const auto cos = rope_cos_.narrow(0, 0, t), sin = rope_sin_.narrow(0, 0, t);
     for (int64_t i = 0; i < config_.layers; ++i) {
       auto block = layers->ptr<LlamaBlockImpl>(i);
-      x = checkpoint_if(config_.checkpointing.checkpoints(i), *block,
-                        [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0], in[1], in[2]); },
-                        {x, cos, sin});
+      x = run_unit(*block, [&] {
+        return checkpoint_if(
+            config_.checkpointing.checkpoints(i), *block,
+            [block](const std::vector<torch::Tensor>& in) { return block->forward(in[0], in[1], in[2]); },
+            {x, cos, sin});
+      });
     }
   }
   LayerScope layer("head");  // final norm and output projection

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -124,6 +126,8 @@ class LlamaImpl : public torch::nn::Module {
  public:
   explicit LlamaImpl(const LlamaConfig& config);
   torch::Tensor forward(const torch::Tensor& ids);  // [B, T] → logits [B, T, vocabulary]
+  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the blocks.
+  std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const;
   const LlamaConfig& config() const { return config_; }
   // The output projection's weight: lm_head's, or the embedding's when tied.
   const torch::Tensor& output_weight() const;

@@ -10,6 +10,7 @@
 #include "tbd/nn/frozen_batch_norm.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd::nn {
 namespace F = torch::nn::functional;
@@ -115,10 +116,19 @@ std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images
   std::vector<torch::Tensor> outputs;
   for (size_t s = 0; s < stages_.size(); ++s) {
     LayerScope layer(kStageNames[s]);
-    for (auto& block : *stages_[s]) x = block->as<ResidualBlock>()->forward(x);
+    x = run_unit(*stages_[s], [&] {
+      for (auto& block : *stages_[s]) x = block->as<ResidualBlock>()->forward(x);
+      return x;
+    });
     outputs.push_back(x);
   }
   return outputs;
+}
+
+std::vector<std::shared_ptr<torch::nn::Module>> ResNetImpl::shard_units() const {
+  std::vector<std::shared_ptr<torch::nn::Module>> units;
+  for (const auto& stage : stages_) units.push_back(stage.ptr());
+  return units;
 }
 
 torch::Tensor ResNetImpl::forward(const torch::Tensor& images) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -49,6 +50,8 @@ class ResNetImpl : public torch::nn::Module {
  public:
   explicit ResNetImpl(const ResNetConfig& config);
   torch::Tensor forward(const torch::Tensor& images);  // logits [N, classes]
+  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the four stages.
+  std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const;
   // Outputs of the four stages (strides 4, 8, 16, 32), for feature pyramids.
   std::vector<torch::Tensor> stage_outputs(const torch::Tensor& images);
   std::array<int64_t, 4> stage_channels() const { return stage_channels_; }

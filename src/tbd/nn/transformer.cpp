@@ -7,6 +7,7 @@
 #include "tbd/nn/activation_checkpoint.h"
 #include "tbd/nn/layer_scope.h"
 #include "tbd/nn/linear.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd::nn {
 namespace {
@@ -108,6 +109,12 @@ TransformerImpl::TransformerImpl(const TransformerConfig& config) : config_(conf
   dropout_ = register_module("dropout", torch::nn::Dropout(config.dropout));
 }
 
+std::vector<std::shared_ptr<torch::nn::Module>> TransformerImpl::shard_units() const {
+  auto units = encoder_->children();
+  for (auto& layer : decoder_->children()) units.push_back(layer);
+  return units;
+}
+
 torch::Tensor TransformerImpl::embed(const torch::Tensor& ids) {
   return dropout_(positions_(embedding_(ids) * std::sqrt(static_cast<double>(config_.d_model))));
 }
@@ -125,9 +132,11 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
     LayerScope scope("encoder");
     for (int64_t i = 0; i < config_.encoder_layers; ++i) {
       auto layer = encoder_->ptr<EncoderLayerImpl>(i);
-      memory = checkpoint_if(checkpointing.checkpoints(i), *layer,
+      memory = run_unit(*layer, [&] {
+        return checkpoint_if(checkpointing.checkpoints(i), *layer,
                              [layer](const std::vector<torch::Tensor>& in) { return layer->forward(in[0], in[1]); },
                              {memory, source_mask});
+      });
     }
   }
   {
@@ -138,9 +147,12 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
     LayerScope scope("decoder");
     for (int64_t i = 0; i < config_.decoder_layers; ++i) {
       auto layer = decoder_->ptr<DecoderLayerImpl>(i);
-      h = checkpoint_if(checkpointing.checkpoints(config_.encoder_layers + i), *layer,
-                        [layer](const std::vector<torch::Tensor>& in) { return layer->forward(in[0], in[1], in[2]); },
-                        {h, memory, source_mask});
+      h = run_unit(*layer, [&] {
+        return checkpoint_if(
+            checkpointing.checkpoints(config_.encoder_layers + i), *layer,
+            [layer](const std::vector<torch::Tensor>& in) { return layer->forward(in[0], in[1], in[2]); },
+            {h, memory, source_mask});
+      });
     }
   }
   LayerScope scope("embedding");

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -73,6 +75,9 @@ class TransformerImpl : public torch::nn::Module {
   // source [B, S] ids, source_lengths [B], target_input [B, T] → logits [B, T, vocabulary]
   torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& source_lengths,
                         const torch::Tensor& target_input);
+  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the encoder layers, then the decoder
+  // layers.
+  std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const;
 
  private:
   torch::Tensor embed(const torch::Tensor& ids);

@@ -72,6 +72,11 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
           "optimizer state {:.1f}\n",
           "sharding", (*sharding)["strategy"].get<std::string>(), (*sharding)["zero_stage"].get<int>(), mib("total"),
           mib("weights"), mib("gradients"), mib("optimizer_state"));
+      if (const auto units = sharding->find("units"); units != sharding->end() && units->is_object())
+        out << fmt::format("  {:<12}{} units, parameters gathered at once at most {:.1f} MiB (largest unit {:.1f})\n",
+                           "", (*units)["count"].get<long long>(),
+                           (*units)["peak_gathered_bytes"].get<double>() / (1024.0 * 1024.0),
+                           (*units)["largest_unit_bytes"].get<double>() / (1024.0 * 1024.0));
     }
   }
   if (r.value("partial", false)) out << "  PARTIAL: interrupted before the timed windows completed\n";

@@ -35,6 +35,13 @@ class Recipe : public Workload {
   Batch next_batch() override { return batches_.next(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
+  // The model's wrapping units, where its forward declares them.
+  std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const override {
+    if constexpr (requires { model_->shard_units(); })
+      return model_->shard_units();
+    else
+      return {};
+  }
 
   // One training iteration: for each micro-batch the forward pass and loss
   // inside the forward phase, then backward; then the optimizer step (after

@@ -90,7 +90,20 @@ void MemoryProbe::start(const ParameterSet& state) {
   }
   weights_ = state.weights;
   optimizer_state_ = state.optimizer_state;
-  tracker_->mark(state.weights, MemoryCategory::weights);
+  // --sharding full: a unit's parameters have no memory between uses; the
+  // rank's shards of them are its weights, and so is each gathered buffer.
+  std::vector<at::Tensor> weights;
+  for (const auto& w : state.weights)
+    if (w.storage().nbytes() > 0) weights.push_back(w);
+  if (sharded_ != nullptr) {
+    const auto shards = sharded_->parameter_shards();
+    weights.insert(weights.end(), shards.begin(), shards.end());
+    const auto gathered = sharded_->gathered_parameters();
+    weights.insert(weights.end(), gathered.begin(), gathered.end());
+    sharded_->set_gather_observer(
+        [tracker = tracker_](const torch::Tensor& whole) { tracker->mark({whole}, MemoryCategory::weights); });
+  }
+  tracker_->mark(weights, MemoryCategory::weights);
   tracker_->mark(state.buffers, MemoryCategory::other);
   tracker_->mark(state.optimizer_state, MemoryCategory::optimizer_state);
   auto reporter = std::make_shared<Reporter>(tracker_, device_obj_);
@@ -101,6 +114,7 @@ void MemoryProbe::start(const ParameterSet& state) {
 
 void MemoryProbe::stop() {
   if (!installed_) return;
+  if (sharded_ != nullptr) sharded_->set_gather_observer(nullptr);
   c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
   installed_ = false;
   reporter_.reset();

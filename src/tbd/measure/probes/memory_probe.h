@@ -66,9 +66,9 @@ class MemoryProbe : public Probe {
   // Weights and optimizer state the probe recognises; gradients are read off
   // the weights at the end of each backward phase.
   std::vector<at::Tensor> weights_, optimizer_state_;
-  const ShardedDataParallel* sharded_ = nullptr;  // --sharding: its gradient buckets are gradients too
-  std::vector<void*> batch_externals_;            // batch storages allocated before tracking began
-  nlohmann::json allocator_;                      // the CUDA caching allocator's statistics, CUDA runs
+  ShardedDataParallel* sharded_ = nullptr;  // --sharding: its buckets are gradients, its shards and gathers weights
+  std::vector<void*> batch_externals_;      // batch storages allocated before tracking began
+  nlohmann::json allocator_;                // the CUDA caching allocator's statistics, CUDA runs
 };
 
 }  // namespace tbd
