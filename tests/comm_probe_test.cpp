@@ -59,5 +59,32 @@ TEST(CommAnalysis, SparseAllReducesAreBusyButNotBuckets) {
   EXPECT_DOUBLE_EQ(f.bucket_seconds[0], 1.0);
 }
 
+// A sharded run's collectives: one busy union over every kind, bytes and
+// counts per kind, algbw weighted by bytes over the timed ones only.
+TEST(ShardedCommAnalysis, UnionOfEveryKindAndBytesWeightedBandwidth) {
+  const std::vector<TimedCollective> collectives = {
+      {.kind = "all-gather", .bytes = 100, .launched_s = 1.0, .done_s = 2.0, .seconds = 1.0},
+      {.kind = "all-gather", .bytes = 300, .launched_s = 1.5, .done_s = 2.5, .seconds = 0.5},  // device-timed
+      {.kind = "reduce-scatter", .bytes = 50, .launched_s = 4.0, .done_s = 4.5, .seconds = 0.5},
+      {.kind = "reduce-scatter", .bytes = 70, .launched_s = 5.0, .done_s = -1, .seconds = -1},  // never seen done
+  };
+  const ShardedCommFigures f = analyse_sharded(collectives);
+  EXPECT_EQ(f.collectives, 4);
+  EXPECT_DOUBLE_EQ(f.bytes, 520);
+  EXPECT_DOUBLE_EQ(f.busy_s, 2.0);  // [1, 2.5] and [4, 4.5]
+  EXPECT_EQ(f.count_by_kind.at("all-gather"), 2);
+  EXPECT_DOUBLE_EQ(f.bytes_by_kind.at("reduce-scatter"), 120);
+  // all-gather: (100·100 + 300·600) / 400 = 475 bytes/s.
+  EXPECT_DOUBLE_EQ(f.weighted_algbw_by_kind.at("all-gather") / f.timed_bytes_by_kind.at("all-gather"), 475);
+  EXPECT_DOUBLE_EQ(f.timed_bytes_by_kind.at("reduce-scatter"), 50);
+}
+
+TEST(ShardedCommAnalysis, BusFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(bus_factor("all-reduce", 4), 1.5);
+  EXPECT_DOUBLE_EQ(bus_factor("all-gather", 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_factor("reduce-scatter", 2), 0.5);
+  EXPECT_DOUBLE_EQ(bus_factor("all-gather", 1), 0.0);
+}
+
 }  // namespace
 }  // namespace tbd

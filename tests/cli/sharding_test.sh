@@ -13,6 +13,11 @@ expect_exit 0 "distributed" -- run gpt "${tiny[@]}" --nproc 2 --out "$WORK/zero0
 json_check "$WORK/zero1.json" 'r["workload"]["options"]["sharding"] == "optimizer" and r["distributed"]["sharding"]["zero_stage"] == 1'
 json_check "$WORK/zero2.json" 'r["workload"]["options"]["sharding"] == "gradients" and r["distributed"]["sharding"]["gradient_collective"] == "reduce-scatter"'
 json_check "$WORK/zero3.json" 'r["distributed"]["sharding"]["zero_stage"] == 3 and r["distributed"]["sharding"]["units"]["count"] == 2'
+# The comm probe timed ZeRO-3's collectives: per unit an all-gather before
+# its forward and one before its backward (2 units: 4, and the root's after
+# the step), a reduce-scatter per unit and per root bucket.
+json_check "$WORK/zero3.json" 'r["comm"]["by_kind"]["all-gather"]["per_iteration"] == 5 and r["comm"]["by_kind"]["reduce-scatter"]["per_iteration"] == 3 and r["comm"]["by_kind"]["all-gather"]["bus_bandwidth_bytes_per_s"] > 0 and 0 <= r["comm"]["exposed_wait_s_mean"] and 0 <= r["comm"]["hidden_share"] <= 1'
+json_check "$WORK/zero2.json" 'r["comm"]["by_kind"]["reduce-scatter"]["per_iteration"] >= 1 and r["comm"]["by_kind"]["all-gather"]["per_iteration"] >= 1'
 json_check "$WORK/zero0.json" 'r["workload"]["options"]["sharding"] == "none" and r["distributed"]["sharding"]["strategy"] == "none"'
 for f in zero1 zero2 zero3; do
   # Measured model state within 5% of ZeRO's formula, per component.

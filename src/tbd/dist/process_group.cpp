@@ -209,22 +209,24 @@ class C10dGroup final : public ProcessGroup {
     }
   }
 
-  std::shared_ptr<PendingReduce> reduce_scatter_sum(torch::Tensor output, torch::Tensor input) override {
+  std::shared_ptr<PendingReduce> reduce_scatter_sum(torch::Tensor output, torch::Tensor input,
+                                                    std::function<void()> on_done) override {
     return pending(
         [&] {
           at::Tensor out = output, in = input;
           return pg_->_reduce_scatter_base(out, in);
         },
-        "reduce-scatter");
+        "reduce-scatter", std::move(on_done));
   }
 
-  std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input) override {
+  std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input,
+                                                std::function<void()> on_done) override {
     return pending(
         [&] {
           at::Tensor out = output, in = input;
           return pg_->_allgather_base(out, in);
         },
-        "all-gather");
+        "all-gather", std::move(on_done));
   }
 
   int max_across_ranks(int value) override {
@@ -273,13 +275,22 @@ class C10dGroup final : public ProcessGroup {
  private:
   // A collective launched by `launch`, awaited as the backend needs.
   template <class Launch>
-  std::shared_ptr<PendingReduce> pending(Launch launch, const std::string& during) {
+  std::shared_ptr<PendingReduce> pending(Launch launch, const std::string& during,
+                                         std::function<void()> on_done = nullptr) {
     try {
       auto work = launch();
 #ifdef TBD_WITH_NCCL
       if (device_.is_cuda())
-        return std::make_shared<NcclPending>(std::move(work), device_, nullptr, peers_, rank_, during);
+        return std::make_shared<NcclPending>(std::move(work), device_, std::move(on_done), peers_, rank_, during);
 #endif
+      if (on_done) {
+        try {
+          work->getFuture()->addCallback([on_done](c10::ivalue::Future&) { on_done(); });
+        } catch (const std::exception&) {
+          // Gloo's reduce-scatter and all-gather have no future: on_done
+          // does not run; the caller sees completion through done().
+        }
+      }
       return std::make_shared<GlooPending>(std::move(work), peers_, rank_, during);
     } catch (...) {
       rethrow_lost_peer(during, *peers_, rank_);
@@ -442,12 +453,12 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10:
 
 #endif
 
-std::shared_ptr<PendingReduce> ProcessGroup::reduce_scatter_sum(torch::Tensor, torch::Tensor) {
+std::shared_ptr<PendingReduce> ProcessGroup::reduce_scatter_sum(torch::Tensor, torch::Tensor, std::function<void()>) {
   throw UsageError("the " + backend_name() +
                    " process group has no reduce-scatter; sharded data parallelism needs one");
 }
 
-std::shared_ptr<PendingReduce> ProcessGroup::allgather_into(torch::Tensor, torch::Tensor) {
+std::shared_ptr<PendingReduce> ProcessGroup::allgather_into(torch::Tensor, torch::Tensor, std::function<void()>) {
   throw UsageError("the " + backend_name() + " process group has no all-gather; sharded data parallelism needs one");
 }
 

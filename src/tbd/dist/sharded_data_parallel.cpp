@@ -9,6 +9,7 @@
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
 #include <map>
@@ -60,6 +61,10 @@ double state_bytes_per_element(const torch::optim::Optimizer& o) {
   if (const auto* rms = dynamic_cast<const torch::optim::RMSpropOptions*>(&options))
     return 4 + (rms->momentum() > 0 ? 4 : 0) + (rms->centered() ? 4 : 0);
   return -1;
+}
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // A tensor's memory, freed or made again in place: every view of its
@@ -230,6 +235,7 @@ void ShardedDataParallel::expect_backward(bool completes_step) {
 
 void ShardedDataParallel::on_gradient_ready(size_t k) {
   std::lock_guard<std::mutex> lock(mutex_);
+  notice_completions();
   const int unit = unit_of_[k];
   if (reducing_ && overlap_) {
     Bucket& b = buckets_[bucket_of_[k]];
@@ -269,9 +275,11 @@ void ShardedDataParallel::launch(Bucket& b) {
       if (earlier.launched && earlier.flat.defined() && earlier.pending && earlier.pending->done())
         earlier.flat = torch::Tensor();
     b.slice = torch::empty({b.layout.shard}, b.flat.options());
-    b.pending = group_.reduce_scatter_sum(b.slice, b.flat);
+    b.pending = record("reduce-scatter", "backward", static_cast<int64_t>(b.flat.nbytes()),
+                       [&](std::function<void()> done) { return group_.reduce_scatter_sum(b.slice, b.flat, done); });
   } else {
-    b.pending = group_.allreduce_sum(b.flat, nullptr);
+    b.pending = record("all-reduce", "backward", static_cast<int64_t>(b.flat.nbytes()),
+                       [&](std::function<void()> done) { return group_.allreduce_sum(b.flat, done); });
   }
 }
 
@@ -286,7 +294,7 @@ void ShardedDataParallel::synchronize() {
       launch(b);
     }
   }
-  for (auto& b : buckets_) b.pending->wait();
+  for (auto& b : buckets_) wait(*b.pending);
   torch::NoGradGuard no_grad;
   const double scale = 1.0 / group_.size();
   for (auto& b : buckets_) {
@@ -317,7 +325,8 @@ double ShardedDataParallel::clip_global_norm(double max_norm) {
   const auto options = params_.empty() ? torch::TensorOptions() : params_.front().options().requires_grad(false);
   auto squares = grads.empty() ? torch::zeros({1}, options.dtype(torch::kFloat))
                                : torch::stack(at::_foreach_norm(grads, 2)).pow(2).sum().reshape({1}).to(torch::kFloat);
-  group_.allreduce_sum(squares, nullptr)->wait();
+  wait(*record("all-reduce", "backward", static_cast<int64_t>(squares.nbytes()),
+               [&](std::function<void()> done) { return group_.allreduce_sum(squares, done); }));
   const torch::Tensor total = squares.sqrt().squeeze();
   // torch.nn.utils.clip_grad_norm_'s rule, as clip_gradients applies it.
   const torch::Tensor coefficient = (max_norm / (total + 1e-6)).clamp_max(1.0);
@@ -345,8 +354,11 @@ void ShardedDataParallel::after_optimizer_step() {
     if (buckets_[piece.bucket].unit < 0)
       sent[piece.bucket].narrow(0, piece.layout.shard_offset, piece.layout.length).copy_(piece.tensor);
   for (size_t b = 0; b < buckets_.size(); ++b)
-    if (buckets_[b].unit < 0) pending.push_back(group_.allgather_into(gathered[b], sent[b]));
-  for (auto& p : pending) p->wait();
+    if (buckets_[b].unit < 0)
+      pending.push_back(
+          record("all-gather", "after step", static_cast<int64_t>(gathered[b].nbytes()),
+                 [&](std::function<void()> done) { return group_.allgather_into(gathered[b], sent[b], done); }));
+  for (auto& p : pending) wait(*p);
   for (size_t b = 0; b < buckets_.size(); ++b) {
     if (buckets_[b].unit >= 0) continue;
     const auto& layout = buckets_[b].layout;
@@ -364,6 +376,7 @@ bool ShardedDataParallel::holds(const torch::nn::Module& unit) const {
 void ShardedDataParallel::before_forward(const torch::nn::Module& module) {
   std::lock_guard<std::mutex> lock(mutex_);
   const size_t u = unit_of_module_.at(&module);
+  in_backward_ = false;
   if (!order_known_ && std::find(forward_order_.begin(), forward_order_.end(), u) == forward_order_.end())
     forward_order_.push_back(u);
   wait_gathered(u);
@@ -385,6 +398,7 @@ torch::Tensor ShardedDataParallel::after_forward(const torch::nn::Module& module
 
 void ShardedDataParallel::before_backward(size_t u) {
   std::lock_guard<std::mutex> lock(mutex_);
+  in_backward_ = true;
   wait_gathered(u);
   const int previous = neighbour_in_forward(u, -1);
   if (previous >= 0) gather(static_cast<size_t>(previous));  // the next unit backward reaches
@@ -397,6 +411,48 @@ int ShardedDataParallel::neighbour_in_forward(size_t u, int step) const {
   return i >= 0 && i < static_cast<std::ptrdiff_t>(forward_order_.size()) ? static_cast<int>(forward_order_[i]) : -1;
 }
 
+std::shared_ptr<PendingReduce> ShardedDataParallel::record(
+    const char* kind, const char* when, int64_t bytes,
+    const std::function<std::shared_ptr<PendingReduce>(std::function<void()>)>& start) {
+  auto c = std::make_shared<Collective>();
+  c->kind = kind;
+  c->when = when;
+  c->bytes = bytes;
+  c->launched_s = seconds_now();
+  // Weak: the backend keeps the callback until the collective completes.
+  c->pending = start([weak = std::weak_ptr<Collective>(c)] {
+    if (auto alive = weak.lock()) alive->done_s.store(seconds_now());
+  });
+  notice_completions();
+  history_.collectives.push_back(c);
+  return c->pending;
+}
+
+void ShardedDataParallel::notice_completions() {
+  const double now = seconds_now();
+  for (auto& c : history_.collectives)
+    if (c->done_s.load() < 0 && c->pending->done()) c->done_s.store(now);
+}
+
+void ShardedDataParallel::wait(PendingReduce& pending) {
+  const double begin = seconds_now();
+  pending.wait();
+  const double end = seconds_now();
+  history_.blocked_s += end - begin;
+  // Gloo's all-gathers and reduce-scatters report no completion: the
+  // first moment they are seen done stands for it (an upper bound).
+  for (auto& c : history_.collectives)
+    if (c->pending.get() == &pending && c->done_s.load() < 0) c->done_s.store(end);
+  notice_completions();
+}
+
+ShardedDataParallel::CommHistory ShardedDataParallel::take_history() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CommHistory taken = std::move(history_);
+  history_ = CommHistory();
+  return taken;
+}
+
 void ShardedDataParallel::gather(size_t u) {
   Unit& unit = units_[u];
   if (unit.gathered || unit.gathering) return;
@@ -404,14 +460,16 @@ void ShardedDataParallel::gather(size_t u) {
   gathered_bytes_ += static_cast<int64_t>(unit.whole.nbytes());
   peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
   if (gather_observer_) gather_observer_(unit.whole);
-  unit.gathering = group_.allgather_into(unit.whole, unit.shard);
+  unit.gathering =
+      record("all-gather", in_backward_ ? "backward" : "forward", static_cast<int64_t>(unit.whole.nbytes()),
+             [&](std::function<void()> done) { return group_.allgather_into(unit.whole, unit.shard, done); });
 }
 
 void ShardedDataParallel::wait_gathered(size_t u) {
   Unit& unit = units_[u];
   gather(u);
   if (unit.gathering) {
-    unit.gathering->wait();
+    wait(*unit.gathering);
     unit.gathering.reset();
   }
   unit.gathered = true;
@@ -422,7 +480,7 @@ void ShardedDataParallel::release(size_t u) {
   unit.gradients_ready = 0;
   if (unsharded_ || (!unit.gathered && !unit.gathering)) return;
   if (unit.gathering) {  // its memory is being written: let the collective end first
-    unit.gathering->wait();
+    wait(*unit.gathering);
     unit.gathering.reset();
   }
   free_storage(unit.whole);

@@ -37,11 +37,13 @@
 // (as DDP's no_sync): the earlier ones add up in .grad as usual.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
@@ -82,6 +84,26 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // weights after training (a comparison, a checkpoint) sees them; a
   // collective: every rank calls it, after its last step. No-op unless full.
   void unshard();
+
+  // One collective of the sharded path, for the comm probe
+  // (docs/metrics.md#comm). Times are seconds on the steady clock.
+  struct Collective {
+    std::string kind;   // "all-gather", "reduce-scatter" or "all-reduce"
+    std::string when;   // "forward", "backward" or "after step"
+    int64_t bytes = 0;  // nccl-tests' size: the whole buffer (all-gather's output, reduce-scatter's input)
+    double launched_s = 0;
+    // When it completed: the backend's callback, or the first moment tbd saw
+    // it done (Gloo's all-gathers and reduce-scatters: an upper bound); < 0: not seen.
+    std::atomic<double> done_s{-1};
+    std::shared_ptr<PendingReduce> pending;  // its device-timed duration, where the backend has one (NCCL)
+  };
+  struct CommHistory {
+    std::vector<std::shared_ptr<Collective>> collectives;
+    double blocked_s = 0;  // time the step spent waiting for them (the exposed communication)
+  };
+  // The collectives and waits since the last call (the comm probe takes
+  // them at the end of each iteration).
+  CommHistory take_history();
 
   // The gradient memory this rank holds between backward and the optimizer
   // step (the memory probe marks it as weight gradients).
@@ -127,6 +149,14 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // Copies .grad of parameter k into its bucket (made on first use) and frees .grad.
   void take_gradient(size_t k);
   void launch(Bucket& b);
+  // Launches a collective through `start` (given the completion callback)
+  // and records it; wait() waits for one, counting the time as blocked.
+  std::shared_ptr<PendingReduce> record(
+      const char* kind, const char* when, int64_t bytes,
+      const std::function<std::shared_ptr<PendingReduce>(std::function<void()>)>& start);
+  void wait(PendingReduce& pending);
+  // Stamps the collectives seen completed now (those without a completion callback).
+  void notice_completions();
   // full: starts the all-gather of unit u's parameters (no-op if whole or under way);
   // waits until they are whole; frees their memory.
   void gather(size_t u);
@@ -158,6 +188,8 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
   bool unsharded_ = false;
   std::function<void(const torch::Tensor&)> gather_observer_;
+  CommHistory history_;
+  bool in_backward_ = false;  // between a unit's first backward gather and the next forward
   std::vector<const torch::optim::Optimizer*> optimizers_;
   ProcessGroup& group_;
   bool overlap_;

@@ -132,8 +132,8 @@ void pipeline_and_comm_findings(const nlohmann::json& r, std::vector<std::string
   const double iteration = number(section(r, "summary"), "mean_s");
   if (exposed >= 0 && iteration > 0)
     out.push_back(
-        fmt::format("All-reduce: {} exposed per iteration ({} of it), {} of its time hidden under "
-                    "backward.",
+        fmt::format("Communication: {} exposed per iteration ({} of it), {} of its time hidden under "
+                    "computation.",
                     format_ms(exposed), percent(exposed / iteration), percent(hidden)));
 }
 

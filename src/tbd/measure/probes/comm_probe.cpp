@@ -8,6 +8,7 @@
 #include "tbd/core/options.h"
 #include "tbd/core/statistics.h"
 #include "tbd/dist/gradient_reducer.h"
+#include "tbd/dist/sharded_data_parallel.h"
 
 namespace tbd {
 
@@ -46,14 +47,86 @@ CommFigures analyse_synchronisation(const CommIteration& it) {
   return f;
 }
 
+double bus_factor(const std::string& kind, int ranks) {
+  const double n = ranks;
+  return kind == "all-reduce" ? 2 * (n - 1) / n : (n - 1) / n;
+}
+
+ShardedCommFigures analyse_sharded(const std::vector<TimedCollective>& collectives) {
+  ShardedCommFigures f;
+  std::vector<std::pair<double, double>> spans;
+  for (const auto& c : collectives) {
+    ++f.collectives;
+    f.bytes += c.bytes;
+    ++f.count_by_kind[c.kind];
+    f.bytes_by_kind[c.kind] += c.bytes;
+    if (c.done_s >= c.launched_s) spans.emplace_back(c.launched_s, c.done_s);
+    if (c.seconds > 0) {
+      f.weighted_algbw_by_kind[c.kind] += c.bytes * (c.bytes / c.seconds);
+      f.timed_bytes_by_kind[c.kind] += c.bytes;
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  double begin = 0, end = -1;
+  for (const auto& [a, e] : spans) {
+    if (a <= end) {
+      end = std::max(end, e);
+      continue;
+    }
+    if (end >= begin) f.busy_s += end - begin;
+    begin = a, end = e;
+  }
+  if (end >= begin) f.busy_s += end - begin;
+  return f;
+}
+
 void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
-  sharded_ = ctx.sharded != nullptr;
+  sharded_ = ctx.sharded;
   world_ = ctx.options.world_size;
-  if (reducer_) overlap_ = reducer_->overlap();
+  backend_ = ctx.device.is_cuda() ? "nccl" : "gloo";
+  strategy_ = to_string(ctx.options.sharding);
+  overlap_ = ctx.options.dist_overlap;
+}
+
+void CommProbe::sharded_iteration_end() {
+  const auto history = sharded_->take_history();  // warm-up iterations are dropped here too
+  std::vector<TimedCollective> timed;
+  for (const auto& c : history.collectives) {
+    TimedCollective t{.kind = c->kind,
+                      .bytes = static_cast<double>(c->bytes),
+                      .launched_s = c->launched_s,
+                      .done_s = c->done_s.load()};
+    const auto device = c->pending ? c->pending->device_seconds() : std::nullopt;
+    t.seconds = device ? *device : (t.done_s >= t.launched_s ? t.done_s - t.launched_s : -1);
+    timed.push_back(t);
+  }
+  const ShardedCommFigures f = analyse_sharded(timed);
+  busy_s_.push_back(f.busy_s);
+  exposed_s_.push_back(history.blocked_s);
+  // Hidden: the in-flight time the step did not spend blocked on it.
+  hidden_s_.push_back(std::max(0.0, f.busy_s - history.blocked_s));
+  bytes_.push_back(f.bytes);
+  collectives_.push_back(f.collectives);
+  for (const auto& [kind, n] : f.count_by_kind) {
+    kind_count_[kind] += n;
+    kind_bytes_[kind] += f.bytes_by_kind.at(kind);
+  }
+  for (const auto& [kind, w] : f.weighted_algbw_by_kind) {
+    kind_weighted_[kind] += w;
+    kind_timed_bytes_[kind] += f.timed_bytes_by_kind.at(kind);
+  }
 }
 
 void CommProbe::on_iteration_end(const IterationRecord& r) {
+  if (sharded_ != nullptr) {
+    if (r.measured) {
+      sharded_iteration_end();
+    } else {
+      sharded_->take_history();  // warm-up: dropped
+    }
+    return;
+  }
   if (!reducer_) return;
   const auto history = reducer_->take_history();  // warm-up iterations are dropped here too
   if (!r.measured || history.empty()) return;
@@ -87,14 +160,47 @@ void CommProbe::on_iteration_end(const IterationRecord& r) {
   if (timed_bytes > 0) busbw_.push_back(weighted / timed_bytes * 2.0 * (world_ - 1) / world_);
 }
 
+void CommProbe::contribute_sharded(nlohmann::json& result) const {
+  nlohmann::json c = {{"backend", backend_},
+                      {"algorithm", "sharded data parallelism (--sharding " + strategy_ +
+                                        "): parameter all-gathers, gradient reduce-scatters (all-reduces for "
+                                        "optimizer), the clipping norm's all-reduce"},
+                      {"overlap", overlap_},
+                      {"iterations", busy_s_.size()}};
+  if (!busy_s_.empty()) {
+    const double busy = std::accumulate(busy_s_.begin(), busy_s_.end(), 0.0);
+    const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
+    const double iterations = static_cast<double>(busy_s_.size());
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& [kind, n] : kind_count_) {
+      nlohmann::json k = {{"per_iteration", n / iterations},
+                          {"bytes_per_iteration", kind_bytes_.at(kind) / iterations}};
+      const auto timed = kind_timed_bytes_.find(kind);
+      // nccl-tests' convention: busbw = algbw · the collective's factor (bytes-weighted mean algbw).
+      if (world_ > 1 && timed != kind_timed_bytes_.end() && timed->second > 0)
+        k["bus_bandwidth_bytes_per_s"] = kind_weighted_.at(kind) / timed->second * bus_factor(kind, world_);
+      else
+        k["bus_bandwidth_bytes_per_s"] = nullptr;  // one rank moves nothing over a bus
+      kinds[kind] = k;
+    }
+    c.update({{"bytes_per_iteration", mean_of(bytes_)},
+              {"collectives_per_iteration", mean_of(collectives_)},
+              {"collective_s_mean", mean_of(busy_s_)},
+              {"collective_s_median", percentile(busy_s_, 0.5)},
+              {"exposed_wait_s_mean", mean_of(exposed_s_)},
+              {"hidden_share", busy > 0 ? hidden / busy : 0.0},
+              {"by_kind", kinds}});
+  }
+  result["comm"] = c;
+}
+
 void CommProbe::contribute(nlohmann::json& result) const {
+  if (sharded_ != nullptr) return contribute_sharded(result);
   if (!reducer_) {
-    result["comm"] = {{"not_available", sharded_ ? "sharded run (--sharding): its reduce-scatters and all-gathers "
-                                                   "are not timed by the comm probe yet"
-                                                 : "single-process run: no gradient communication"}};
+    result["comm"] = {{"not_available", "single-process run: no gradient communication"}};
     return;
   }
-  nlohmann::json c = {{"backend", "gloo"},
+  nlohmann::json c = {{"backend", backend_},
                       {"algorithm", "all-reduce (sum, then divide by world size), bucketed"},
                       {"overlap", overlap_},
                       {"iterations", busy_s_.size()}};
@@ -118,9 +224,24 @@ void CommProbe::contribute(nlohmann::json& result) const {
 }
 
 std::vector<std::pair<std::string, std::string>> CommProbe::summary_lines() const {
-  if (!reducer_ || busy_s_.empty()) return {};
+  if ((!reducer_ && !sharded_) || busy_s_.empty()) return {};
   const double busy = std::accumulate(busy_s_.begin(), busy_s_.end(), 0.0);
   const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);
+  if (sharded_ != nullptr) {
+    std::string kinds;
+    for (const auto& [kind, n] : kind_count_) {
+      const auto timed = kind_timed_bytes_.find(kind);
+      const bool has_bw = world_ > 1 && timed != kind_timed_bytes_.end() && timed->second > 0;
+      kinds += fmt::format("; {} {:.3g}/iteration{}", kind, n / static_cast<double>(busy_s_.size()),
+                           has_bw ? fmt::format(" at {:.3g} GB/s bus", kind_weighted_.at(kind) / timed->second *
+                                                                           bus_factor(kind, world_) / 1e9)
+                                  : std::string());
+    }
+    return {{"collectives", fmt::format("{:.3g} ms in flight per iteration for {:.3g} MB, {:.0f}% hidden, {:.3g} ms "
+                                        "exposed wait{}",
+                                        1e3 * mean_of(busy_s_), mean_of(bytes_) / 1e6,
+                                        busy > 0 ? 100 * hidden / busy : 0.0, 1e3 * mean_of(exposed_s_), kinds)}};
+  }
   return {{"all-reduce", fmt::format("{:.3g} ms per iteration for {:.3g} MB, {:.0f}% hidden under backward, "
                                      "{:.3g} ms exposed wait, bus bandwidth {}",
                                      1e3 * mean_of(busy_s_), mean_of(bytes_) / 1e6,

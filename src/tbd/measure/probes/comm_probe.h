@@ -1,7 +1,11 @@
-// comm: gradient all-reduce of data-parallel runs, per measured iteration
-// (docs/metrics.md#comm). Not available in single-process runs.
+// comm: the gradient communication of data-parallel runs, per measured
+// iteration (docs/metrics.md#comm): the replicated run's bucket all-reduces,
+// or a sharded run's all-gathers, reduce-scatters and all-reduces. Not
+// available in single-process runs.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tbd/measure/probes/probe.h"
@@ -21,6 +25,28 @@ struct CommFigures {
 };
 CommFigures analyse_synchronisation(const CommIteration& it);
 
+// A sharded run's collectives in one iteration (ShardedDataParallel's
+// history, reduced to plain numbers so a test can make one by hand).
+struct TimedCollective {
+  std::string kind;                    // "all-gather", "reduce-scatter", "all-reduce"
+  double bytes = 0;                    // nccl-tests' size of the collective
+  double launched_s = 0, done_s = -1;  // done_s < 0: completion not seen
+  double seconds = -1;                 // the collective's own time: device-timed, or done − launched; < 0: none
+};
+struct ShardedCommFigures {
+  double busy_s = 0;  // union of the collectives' in-flight intervals
+  double bytes = 0;
+  int collectives = 0;
+  std::map<std::string, int> count_by_kind;
+  std::map<std::string, double> bytes_by_kind;
+  // Per kind: Σ bytes·algbw and Σ bytes over the timed ones (the bytes-weighted mean algbw).
+  std::map<std::string, double> weighted_algbw_by_kind, timed_bytes_by_kind;
+};
+ShardedCommFigures analyse_sharded(const std::vector<TimedCollective>& collectives);
+// nccl-tests' bus-bandwidth factor of a collective among `ranks`:
+// 2(n−1)/n for all-reduce, (n−1)/n for all-gather and reduce-scatter.
+double bus_factor(const std::string& kind, int ranks);
+
 class CommProbe : public Probe {
  public:
   void on_run_start(const RunContext& ctx) override;
@@ -30,7 +56,8 @@ class CommProbe : public Probe {
 
  private:
   GradientReducer* reducer_ = nullptr;
-  bool sharded_ = false;  // --sharding: the collectives are the sharded path's, not the reducer's
+  ShardedDataParallel* sharded_ = nullptr;  // --sharding: the collectives are the sharded path's
+  std::string backend_ = "gloo";
   int world_ = 1;
   bool overlap_ = true;
   std::vector<double> busy_s_, hidden_s_, exposed_s_, busbw_, bytes_;
@@ -38,6 +65,12 @@ class CommProbe : public Probe {
   // Per measured iteration: synchronisations (ends of a reducing backward)
   // and collectives launched (bucket all-reduces and sparse exchanges).
   std::vector<double> synchronisations_, collectives_;
+  // Sharded runs, per measured iteration: busy and blocked (exposed) time,
+  // bytes and collectives; per kind over the run: counts, bytes, Σ bytes·algbw.
+  std::map<std::string, double> kind_count_, kind_bytes_, kind_weighted_, kind_timed_bytes_;
+  std::string strategy_;
+  void sharded_iteration_end();
+  void contribute_sharded(nlohmann::json& result) const;
 };
 
 }  // namespace tbd
