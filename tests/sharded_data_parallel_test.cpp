@@ -235,7 +235,11 @@ TEST(ShardedDataParallel, GptGradientShardingTrainsLikeReplication) { expect_sam
 TEST(ShardedDataParallel, GptGradientShardingWithAccumulationAndNoOverlap) {
   expect_same_training("gpt", "gradients", "off", 2);
 }
+TEST(ShardedDataParallel, LlamaOptimizerShardingTrainsLikeReplication) { expect_same_training("llama", "optimizer"); }
 TEST(ShardedDataParallel, LlamaGradientShardingTrainsLikeReplication) { expect_same_training("llama", "gradients"); }
+TEST(ShardedDataParallel, TransformerOptimizerShardingTrainsLikeReplication) {
+  expect_same_training("transformer", "optimizer");
+}
 TEST(ShardedDataParallel, TransformerGradientShardingTrainsLikeReplication) {
   expect_same_training("transformer", "gradients");
 }

@@ -1,5 +1,5 @@
 // `tbd predict BASE.json [--nproc N] [--faster CLASS=K] [--roofline]
-// [--memory-limit SIZE] [--check]`: the options; the study itself (what is
+// [--memory-limit SIZE] [--sharding S] [--device-memory SIZE] [--check]`: the options; the study itself (what is
 // measured here, the models, the checks) is tbd/study/predict.h.
 #include <CLI/CLI.hpp>
 
@@ -11,6 +11,7 @@
 #include "cli/run_args.h"
 #include "cli/study_command.h"
 #include "tbd/core/error.h"
+#include "tbd/core/options.h"
 #include "tbd/study/predict.h"
 
 namespace tbd::cli {
@@ -18,7 +19,7 @@ namespace {
 
 struct PredictArgs {
   PredictRequest request;
-  std::string overlap = "on", memory_limit, calibrate_into;
+  std::string overlap = "on", memory_limit, device_memory, calibrate_into;
   std::vector<std::string> faster;
   bool json = false;
 };
@@ -48,6 +49,11 @@ Command add_predict_command(CLI::App& app) {
   cmd->add_option("--memory-limit", a->memory_limit,
                   "Predict the batch size at which peak memory exceeds this "
                   "(512M, 8G; needs the memory probe)");
+  cmd->add_option("--sharding", r.sharding,
+                  "With --nproc: the memory per rank of a sharded run (none, optimizer, gradients, full: ZeRO 0-3)");
+  cmd->add_option("--device-memory", a->device_memory,
+                  "With --nproc: whether the predicted peak per rank fits a device this large (80G), and from how "
+                  "many ranks it would");
   cmd->add_flag("--check", r.check,
                 "Run the predicted configuration (N ranks; tbd sweep --memory-limit) and "
                 "report the prediction's error");
@@ -82,6 +88,9 @@ Command add_predict_command(CLI::App& app) {
             // Given empty, it is refused by parse_byte_size rather than taken as "no limit".
             if (cmd->count("--memory-limit") > 0)
               r.memory_limit_bytes = parse_byte_size(a->memory_limit, "--memory-limit");
+            if (cmd->count("--device-memory") > 0)
+              r.device_memory_bytes = parse_byte_size(a->device_memory, "--device-memory");
+            if (cmd->count("--sharding") > 0) parse_sharding(r.sharding);  // refused now, with the choices
             return run_study(a->json, [&](std::ostream& human) { return run_predict(r, human); });
           }};
 }

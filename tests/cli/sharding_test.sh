@@ -39,6 +39,19 @@ json_check "$WORK/one.json" 'r["distributed"]["world_size"] == 1 and r["distribu
 expect_exit 0 "sharding +full" -- run llama "${tiny[@]}" --nproc 1 --sharding full --out "$WORK/one3.json"
 json_check "$WORK/one3.json" 'r["distributed"]["sharding"]["units"]["peak_gathered_bytes"] > 0'
 
+# tbd predict --sharding: the memory per rank from a one-rank base, each
+# strategy's prediction checked by the sharded run it predicts.
+expect_exit 0 "" -- run gpt "${tiny[@]}" --out "$WORK/base.json"
+for s in optimizer full; do
+  expect_exit 0 "2 ranks, --sharding $s: peak" -- predict "$WORK/base.json" --nproc 2 --sharding "$s" --device-memory 64M \
+    --check --dir "$WORK/predict-$s" --out "$WORK/predict-$s.json"
+  json_check "$WORK/predict-$s.json" 'abs(r["predictions"][0]["check"]["peak_error"]) <= 0.10 and abs(r["predictions"][0]["check"]["model_state_error"]) <= 0.05 and r["predictions"][0]["fits"] and r["predictions"][0]["fewest_ranks_that_fit"] == 1'
+done
+validate_documents "$WORK/predict-full.json"
+expect_exit 2 "give --nproc N too" -- predict "$WORK/base.json" --sharding full
+expect_exit 2 "--sharding must be none, optimizer" -- predict "$WORK/base.json" --nproc 2 --sharding zero9
+expect_exit 2 "drop --bus-gbps" -- predict "$WORK/base.json" --nproc 2 --sharding gradients --bus-gbps 10
+
 # Refused with the reason, before anything starts (exit 2).
 expect_exit 2 "this run has none: add --nproc N" -- run gpt "${tiny[@]}" --sharding optimizer
 expect_exit 2 "a3c cannot shard its model state" -- run a3c --scale tiny --nproc 1 --sharding gradients

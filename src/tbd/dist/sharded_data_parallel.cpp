@@ -414,24 +414,32 @@ int ShardedDataParallel::neighbour_in_forward(size_t u, int step) const {
 std::shared_ptr<PendingReduce> ShardedDataParallel::record(
     const char* kind, const char* when, int64_t bytes,
     const std::function<std::shared_ptr<PendingReduce>(std::function<void()>)>& start) {
+  if (!recording_) return start(nullptr);
   auto c = std::make_shared<Collective>();
   c->kind = kind;
   c->when = when;
   c->bytes = bytes;
   c->launched_s = seconds_now();
   // Weak: the backend keeps the callback until the collective completes.
-  c->pending = start([weak = std::weak_ptr<Collective>(c)] {
+  auto pending = start([weak = std::weak_ptr<Collective>(c)] {
     if (auto alive = weak.lock()) alive->done_s.store(seconds_now());
   });
+  c->pending = pending;
   notice_completions();
   history_.collectives.push_back(c);
-  return c->pending;
+  return pending;
+}
+
+void ShardedDataParallel::record_history() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  recording_ = true;
 }
 
 void ShardedDataParallel::notice_completions() {
   const double now = seconds_now();
   for (auto& c : history_.collectives)
-    if (c->done_s.load() < 0 && c->pending->done()) c->done_s.store(now);
+    if (c->done_s.load() < 0)
+      if (const auto pending = c->pending.lock(); pending && pending->done()) c->done_s.store(now);
 }
 
 void ShardedDataParallel::wait(PendingReduce& pending) {
@@ -442,7 +450,10 @@ void ShardedDataParallel::wait(PendingReduce& pending) {
   // Gloo's all-gathers and reduce-scatters report no completion: the
   // first moment they are seen done stands for it (an upper bound).
   for (auto& c : history_.collectives)
-    if (c->pending.get() == &pending && c->done_s.load() < 0) c->done_s.store(end);
+    if (c->pending.lock().get() == &pending) {
+      if (c->done_s.load() < 0) c->done_s.store(end);
+      c->device_seconds = pending.device_seconds();
+    }
   notice_completions();
 }
 

@@ -43,6 +43,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,12 +96,17 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
     // When it completed: the backend's callback, or the first moment tbd saw
     // it done (Gloo's all-gathers and reduce-scatters: an upper bound); < 0: not seen.
     std::atomic<double> done_s{-1};
-    std::shared_ptr<PendingReduce> pending;  // its device-timed duration, where the backend has one (NCCL)
+    std::optional<double> device_seconds;  // its own duration where the backend times it (NCCL), after its wait
+    // Weak: a record must not keep the collective's buffers alive.
+    std::weak_ptr<PendingReduce> pending;
   };
   struct CommHistory {
     std::vector<std::shared_ptr<Collective>> collectives;
     double blocked_s = 0;  // time the step spent waiting for them (the exposed communication)
   };
+  // Records the collectives from now on (the comm probe; off by default, so
+  // a run without it keeps no history).
+  void record_history();
   // The collectives and waits since the last call (the comm probe takes
   // them at the end of each iteration).
   CommHistory take_history();
@@ -189,6 +195,7 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   bool unsharded_ = false;
   std::function<void(const torch::Tensor&)> gather_observer_;
   CommHistory history_;
+  bool recording_ = false;
   bool in_backward_ = false;  // between a unit's first backward gather and the next forward
   std::vector<const torch::optim::Optimizer*> optimizers_;
   ProcessGroup& group_;

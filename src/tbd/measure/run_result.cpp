@@ -2,7 +2,11 @@
 // from what the session's steps recorded (docs/metrics.md lists every key).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+
+#include <torch/nn/module.h>
 
 #include "tbd/measure/machine/peak.h"
 #include "tbd/measure/machine/timing_conditions.h"
@@ -10,6 +14,32 @@
 #include "tbd/measure/run_session.h"
 
 namespace tbd {
+
+namespace {
+
+// The workload's wrapping units (--sharding full) in trainable elements, so
+// `tbd predict --sharding full` can size them from any run; null without.
+nlohmann::json wrapping_units(const Workload& workload, int64_t trainable) {
+  const auto units = workload.shard_units();
+  if (units.empty()) return nullptr;
+  std::set<const c10::TensorImpl*> seen;  // a parameter counts in the first unit that holds it
+  int64_t largest = 0, in_units = 0;
+  for (const auto& unit : units) {
+    int64_t elements = 0;
+    for (const auto& p : unit->parameters())
+      if (p.requires_grad() && seen.insert(p.unsafeGetTensorImpl()).second) elements += p.numel();
+    largest = std::max(largest, elements);
+    in_units += elements;
+  }
+  return {{"count", units.size()},
+          {"largest_unit_elements", largest},
+          {"root_elements", trainable - in_units},
+          {"definition",
+           "the modules --sharding full gathers one at a time (docs/distributed.md#sharding): how many, the "
+           "trainable elements of the largest, and those outside every unit (kept whole)"}};
+}
+
+}  // namespace
 namespace {
 
 nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
@@ -108,6 +138,8 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   const ParameterSet state = s.workload->state();
   result["model"] = {{"parameters", state.parameter_count()},
                      {"trainable_parameters", state.trainable_parameter_count()}};
+  if (const auto units = wrapping_units(*s.workload, state.trainable_parameter_count()); !units.is_null())
+    result["model"]["wrapping_units"] = units;
   result["loss"] = {{"first_measured", number_or_null(s.first_loss)}, {"last_measured", number_or_null(s.last_loss)}};
   if (s.scaler)
     result["loss_scaling"] = {{"final_scale", s.scaler->current_scale()},

@@ -36,6 +36,14 @@ constexpr fields::FieldRule kPredictionRules[] = {
     {"predictions[].per_sample_bytes", non_negative},
     {"predictions[].largest_fitting_batch", or_null(integer)},
     {"predictions[].first_out_of_memory_doubling", or_null(integer)},
+    {"predictions[].sharding", string},
+    {"predictions[].peak_bytes_per_rank", non_negative},
+    {"predictions[].model_state_bytes_per_rank", object},
+    {"predictions[].model_state_bytes_per_rank.*", non_negative},
+    {"predictions[].gathered_bytes", non_negative},
+    {"predictions[].device_memory_bytes", positive_integer},
+    {"predictions[].fits", boolean},
+    {"predictions[].fewest_ranks_that_fit", or_null(positive_integer)},
     {"predictions[].check", object},
     {"predictions[].check.not_available", string},
     {"predictions[].check.measured_global_samples_per_s", non_negative},
@@ -47,6 +55,9 @@ constexpr fields::FieldRule kPredictionRules[] = {
     {"predictions[].check.sweep", string},
     {"predictions[].check.measured_first_out_of_memory_batch", or_null(integer)},
     {"predictions[].check.doubling_steps_off", or_null(number)},
+    {"predictions[].check.measured_peak_bytes_per_rank", non_negative},
+    {"predictions[].check.peak_error", number},
+    {"predictions[].check.model_state_error", or_null(number)},
 };
 
 PredictionKind prediction_kind(const std::string& name) {
@@ -54,6 +65,7 @@ PredictionKind prediction_kind(const std::string& name) {
   if (name == "class_speedup") return PredictionKind::kClassSpeedup;
   if (name == "roofline") return PredictionKind::kRoofline;
   if (name == "memory_limit") return PredictionKind::kMemoryLimit;
+  if (name == "sharded_memory") return PredictionKind::kShardedMemory;
   return PredictionKind::kUnknown;
 }
 
@@ -64,6 +76,13 @@ PredictionCheck read_check(const nlohmann::json& c) {
   // error), otherwise a memory sweep.
   if (fields::find(c, {"not_available"})) {
     check.not_available = fields::text(c, {"not_available"}).value_or("");
+  } else if (fields::find(c, {"peak_error"})) {
+    check.kind = PredictionCheck::Kind::kShardedRun;
+    check.measured_peak_bytes = number_or_nan(c, {"measured_peak_bytes_per_rank"});
+    check.peak_error = number_or_nan(c, {"peak_error"});
+    check.model_state_error = fields::number(c, {"model_state_error"});
+    check.measured_global_samples_per_s = number_or_nan(c, {"measured_global_samples_per_s"});
+    check.result = fields::string(c, {"result"}).value_or("");
   } else if (fields::find(c, {"error"})) {
     check.kind = PredictionCheck::Kind::kMeasuredRun;
     check.measured_global_samples_per_s = number_or_nan(c, {"measured_global_samples_per_s"});
@@ -110,6 +129,13 @@ Prediction read_prediction(const nlohmann::json& p) {
   r.per_sample_bytes = number_or_nan(p, {"per_sample_bytes"});
   r.largest_fitting_batch = fields::integer(p, {"largest_fitting_batch"});
   r.first_out_of_memory_doubling = fields::integer(p, {"first_out_of_memory_doubling"});
+  r.sharding = fields::string(p, {"sharding"}).value_or("");
+  r.peak_bytes_per_rank = number_or_nan(p, {"peak_bytes_per_rank"});
+  r.model_state_bytes_per_rank = number_or_nan(p, {"model_state_bytes_per_rank", "total"});
+  r.gathered_bytes = number_or_nan(p, {"gathered_bytes"});
+  r.device_memory_bytes = fields::integer(p, {"device_memory_bytes"});
+  r.fewest_ranks_that_fit = fields::integer(p, {"fewest_ranks_that_fit"});
+  r.fits = fields::boolean(p, {"fits"});
   if (const auto* c = fields::find(p, {"check"})) r.check = read_check(*c);
   return r;
 }

@@ -18,12 +18,12 @@
 
 namespace tbd {
 
-enum class PredictionKind { kDataParallel, kClassSpeedup, kRoofline, kMemoryLimit, kUnknown };
+enum class PredictionKind { kDataParallel, kClassSpeedup, kRoofline, kMemoryLimit, kShardedMemory, kUnknown };
 
 // The check `tbd predict --check` ran: a measured data-parallel run, a
-// memory sweep, or the reason none could run.
+// memory sweep, a sharded run's memory, or the reason none could run.
 struct PredictionCheck {
-  enum class Kind { kNotAvailable, kMeasuredRun, kMemorySweep } kind = Kind::kNotAvailable;
+  enum class Kind { kNotAvailable, kMeasuredRun, kMemorySweep, kShardedRun } kind = Kind::kNotAvailable;
   std::string not_available;  // kNotAvailable: why
   // kMeasuredRun: the measured global throughput (the mean over runs), the
   // prediction's relative error, the last run's file and the noise.
@@ -35,6 +35,11 @@ struct PredictionCheck {
   std::string sweep;
   std::optional<long long> measured_first_out_of_memory_batch;
   std::optional<double> doubling_steps_off;
+  // kShardedRun: rank 0's measured peak and the peak's error (its
+  // throughput in measured_global_samples_per_s); the model state's error
+  // where the run recorded one (none for --sharding none).
+  double measured_peak_bytes = 0, peak_error = 0;
+  std::optional<double> model_state_error;
 };
 
 // A data-parallel step's predicted ms per iteration, term by term.
@@ -72,7 +77,12 @@ struct Prediction {
   // kMemoryLimit
   double limit_bytes = 0, fixed_bytes = 0, per_sample_bytes = 0;
   std::optional<long long> largest_fitting_batch, first_out_of_memory_doubling;  // none: null or absent
-  std::optional<PredictionCheck> check;                                          // --check not asked
+  // kShardedMemory (ranks as above): the strategy and the memory per rank.
+  std::string sharding;
+  double peak_bytes_per_rank = 0, model_state_bytes_per_rank = 0, gathered_bytes = 0;
+  std::optional<long long> device_memory_bytes, fewest_ranks_that_fit;
+  std::optional<bool> fits;
+  std::optional<PredictionCheck> check;  // --check not asked
 };
 
 struct PredictionDocument {

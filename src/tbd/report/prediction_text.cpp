@@ -52,6 +52,17 @@ void print_memory_limit(std::ostream& os, const Prediction& p) {
       batch_or_none(p.largest_fitting_batch), batch_or_none(p.first_out_of_memory_doubling));
 }
 
+void print_sharded_memory(std::ostream& os, const Prediction& p) {
+  const double mib = 1048576;
+  os << fmt::format("  {} ranks, --sharding {}: peak {:.1f} MiB per rank (model state {:.1f} MiB{})\n", p.ranks,
+                    p.sharding, p.peak_bytes_per_rank / mib, p.model_state_bytes_per_rank / mib,
+                    p.gathered_bytes > 0 ? fmt::format(", gathered units {:.1f} MiB", p.gathered_bytes / mib) : "");
+  if (p.device_memory_bytes)
+    os << fmt::format("    device of {:.1f} MiB: {}; fewest ranks that fit: {}\n",
+                      static_cast<double>(*p.device_memory_bytes) / mib,
+                      p.fits.value_or(false) ? "fits" : "does not fit", batch_or_none(p.fewest_ranks_that_fit));
+}
+
 void print_check(std::ostream& os, const PredictionCheck& c, const std::string& unit) {
   switch (c.kind) {
     case PredictionCheck::Kind::kNotAvailable: os << "    check: not available: " << c.not_available << "\n"; break;
@@ -71,6 +82,12 @@ void print_check(std::ostream& os, const PredictionCheck& c, const std::string& 
       else
         os << "    check: the sweep found no out-of-memory batch (" << c.sweep << ")\n";
       break;
+    case PredictionCheck::Kind::kShardedRun:
+      os << fmt::format("    check: measured peak {:.1f} MiB per rank, prediction error {:+.1f}%{}; {:.4g} {} ({})\n",
+                        c.measured_peak_bytes / 1048576, 100 * c.peak_error,
+                        c.model_state_error ? fmt::format(", model state {:+.1f}%", 100 * *c.model_state_error) : "",
+                        c.measured_global_samples_per_s, unit, c.result);
+      break;
   }
 }
 
@@ -85,6 +102,7 @@ void print_prediction(std::ostream& os, const nlohmann::json& doc) {
       case PredictionKind::kClassSpeedup:
       case PredictionKind::kRoofline: print_faster_operators(os, p); break;
       case PredictionKind::kMemoryLimit: print_memory_limit(os, p); break;
+      case PredictionKind::kShardedMemory: print_sharded_memory(os, p); break;
       case PredictionKind::kUnknown: break;
     }
     if (p.check) print_check(os, *p.check, p.unit);

@@ -69,6 +69,16 @@ PredictionRow prediction_row(const Prediction& p, const std::string& base_label,
         row.measured = static_cast<double>(*p.check->measured_first_out_of_memory_batch);
       if (std::isfinite(row.measured) && row.measured > 0) row.error = row.predicted / row.measured - 1;
       break;
+    case PredictionKind::kShardedMemory:
+      row.ranks = p.ranks;
+      row.what = fmt::format("peak memory per rank, {} ranks, --sharding {}", p.ranks, p.sharding);
+      row.unit = "bytes";
+      row.predicted = p.peak_bytes_per_rank;
+      if (p.check && p.check->kind == PredictionCheck::Kind::kShardedRun) {
+        row.measured = p.check->measured_peak_bytes;
+        row.error = p.check->peak_error;
+      }
+      break;
     case PredictionKind::kUnknown: break;
   }
   return row;

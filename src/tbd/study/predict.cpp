@@ -27,6 +27,7 @@
 #include "tbd/predict/data_parallel_model.h"
 #include "tbd/predict/memory_model.h"
 #include "tbd/predict/op_speedup_model.h"
+#include "tbd/predict/sharded_memory_model.h"
 #include "tbd/report/prediction_text.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/child_run.h"
@@ -91,11 +92,20 @@ std::vector<std::string> run_arguments(const std::string& program, const RunOpti
 }
 
 void check_request(const PredictRequest& r) {
+  if ((!r.sharding.empty() || r.device_memory_bytes > 0) && r.nproc == 0)
+    throw UsageError(
+        "--sharding and --device-memory predict the memory per rank of a data-parallel run: give "
+        "--nproc N too");
   if (r.nproc == 0 && r.speedups.empty() && !r.roofline && r.memory_limit_bytes == 0)
     throw UsageError("nothing to predict: give --nproc N, --faster CLASS=K, --roofline or --memory-limit SIZE");
   if (r.nproc < 0 || r.nproc == 1)
     throw UsageError("--nproc must be at least 2 (the base is the single-process run), got " + std::to_string(r.nproc));
   if (!(r.bucket_mb > 0)) throw UsageError("--bucket-mb must be positive");
+  if (!r.sharding.empty() && parse_sharding(r.sharding) != Sharding::none && r.bus_gbps > 0)
+    throw UsageError(
+        "--bus-gbps predicts the replicated run's all-reduce; the time of sharded collectives is not "
+        "predicted yet, so --sharding " +
+        r.sharding + " predicts memory only: drop --bus-gbps");
   if (r.runs < 1) throw UsageError("--runs must be at least 1");
   if (!std::isfinite(r.bus_gbps) || r.bus_gbps < 0 || !std::isfinite(r.latency_us) || r.latency_us < 0)
     throw UsageError("--bus-gbps and --latency-us must be finite numbers, not negative");
@@ -204,6 +214,43 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
           {"measured_comm", comm},
           {"error", relative_error(predicted, mean)},
           {"measured_process_cv", rates.size() > 1 ? nlohmann::json(stddev_of(rates) / mean) : nlohmann::json()}};
+}
+
+// The sharded run `tbd run --nproc N --sharding S`, once: its rank 0's
+// memory peak and model state against the prediction's.
+nlohmann::json check_sharded_memory(const PredictRequest& request, const RunOptions& base,
+                                    const nlohmann::json& prediction, const std::string& dir) {
+  const std::string name = fmt::format("nproc-{}-sharding-{}", request.nproc, request.sharding);
+  const std::string file = (fs::path(dir) / (name + ".json")).string();
+  const std::string log = (fs::path(dir) / (name + ".log")).string();
+  const std::vector<std::string> args =
+      run_arguments(request.program, base,
+                    {"--nproc", std::to_string(request.nproc), "--sharding", request.sharding, "--bucket-mb",
+                     fmt::format("{}", request.bucket_mb), "--probes", "time,memory", "--out", file, "--quiet"});
+  const ChildOutcome run = run_child(args, log);
+  if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
+  const nlohmann::json measured = read_json_document(file);
+  const auto& memory = measured.value("memory", nlohmann::json());
+  if (!memory.is_object() || !memory.value("peak_bytes", nlohmann::json()).is_number())
+    throw Error("the check run measured no memory peak (" + file + ")");
+  const double peak = memory["peak_bytes"].get<double>();
+  nlohmann::json out = {{"command", command_line(args)},
+                        {"result", file},
+                        {"measured_peak_bytes_per_rank", peak},
+                        {"peak_error", relative_error(prediction["peak_bytes_per_rank"].get<double>(), peak)},
+                        {"measured_global_samples_per_s", measured.at("distributed").at("global_samples_per_s")}};
+  const auto& held = measured.at("distributed")
+                         .value("sharding", nlohmann::json())
+                         .value("model_state_bytes_per_rank", nlohmann::json());
+  if (held.is_object()) {
+    out["measured_model_state_bytes_per_rank"] = held;
+    out["model_state_error"] =
+        relative_error(prediction["model_state_bytes_per_rank"]["total"].get<double>(), held["total"].get<double>());
+  } else {
+    out["measured_model_state_bytes_per_rank"] = nullptr;  // --sharding none records no layout
+    out["model_state_error"] = nullptr;
+  }
+  return out;
 }
 
 // The sweep `tbd sweep --batch-sizes auto --memory-limit LIMIT` of the
@@ -341,12 +388,30 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   const nlohmann::json base = read_base(request.base);
   const RunOptions options = configuration_of(base, request.base);
   const std::string& workload = options.workload;
-  if (request.nproc > 1) check_data_parallel_supported(create_workload(workload)->info(), request.nproc);
+  const Sharding sharding = request.sharding.empty() ? Sharding::none : parse_sharding(request.sharding);
+  if (request.nproc > 1) {
+    const WorkloadInfo info = create_workload(workload)->info();
+    check_data_parallel_supported(info, request.nproc);
+    RunOptions sharded = options;
+    sharded.sharding = sharding;
+    check_sharding_supported(info, sharded, /*ranks_available=*/true);
+  }
   const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
   if (request.check) create_results_folder(dir, "--dir");
 
   nlohmann::json predictions = nlohmann::json::array();
-  if (request.nproc > 1) predictions.push_back(predict_ranks(request, base, options, dir));
+  // The replicated run's throughput; a sharded run's is not predicted yet.
+  if (request.nproc > 1 && sharding == Sharding::none)
+    predictions.push_back(predict_ranks(request, base, options, dir));
+  if (!request.sharding.empty() || request.device_memory_bytes > 0) {
+    nlohmann::json p = predict_sharded_memory(base, request.nproc, sharding, request.device_memory_bytes);
+    if (sharding != Sharding::none)
+      p["throughput"] = {{"not_available",
+                          "the time of the sharded collectives (all-gathers, reduce-scatters) is not replayed yet; "
+                          "--check measures the sharded run's throughput"}};
+    if (request.check) p["check"] = check_sharded_memory(request, options, p, dir);
+    predictions.push_back(p);
+  }
   if (!request.speedups.empty()) {
     nlohmann::json p = predict_class_speedups(base, request.speedups);
     if (request.check) p["check"] = {{"not_available", "no switch makes an operator class k times faster"}};

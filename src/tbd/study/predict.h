@@ -27,6 +27,8 @@ struct PredictRequest {
   std::map<std::string, double> speedups;  // operator class -> factor (--faster)
   bool roofline = false;                   // every operator at its roofline ceiling
   long long memory_limit_bytes = 0;        // > 0: the batch size at which peak memory exceeds this
+  std::string sharding;                    // --sharding: the memory per rank of nproc sharded ranks; empty: not asked
+  long long device_memory_bytes = 0;       // > 0: whether that fits a device this large, and from how many ranks
   bool check = false;                      // run the predicted configuration and report the error
   int runs = 1;                            // rounds of each measurement (processes are the unit of noise)
   std::string dir;                         // folder for measured runs; empty: predict-WORKLOAD

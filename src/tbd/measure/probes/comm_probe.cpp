@@ -83,6 +83,7 @@ ShardedCommFigures analyse_sharded(const std::vector<TimedCollective>& collectiv
 void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
   sharded_ = ctx.sharded;
+  if (sharded_ != nullptr) sharded_->record_history();
   world_ = ctx.options.world_size;
   backend_ = ctx.device.is_cuda() ? "nccl" : "gloo";
   strategy_ = to_string(ctx.options.sharding);
@@ -97,7 +98,7 @@ void CommProbe::sharded_iteration_end() {
                       .bytes = static_cast<double>(c->bytes),
                       .launched_s = c->launched_s,
                       .done_s = c->done_s.load()};
-    const auto device = c->pending ? c->pending->device_seconds() : std::nullopt;
+    const auto device = c->device_seconds;
     t.seconds = device ? *device : (t.done_s >= t.launched_s ? t.done_s - t.launched_s : -1);
     timed.push_back(t);
   }

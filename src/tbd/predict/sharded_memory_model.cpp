@@ -1,0 +1,132 @@
+#include "tbd/predict/sharded_memory_model.h"
+
+#include <algorithm>
+
+#include "tbd/core/error.h"
+
+namespace tbd {
+
+namespace {
+
+struct ModelState {
+  double weights = 0, gradients = 0, optimizer_state = 0, gathered = 0;
+};
+
+// What the base measured: W and O from its memory breakdown at the peak
+// (both alive through the whole step), the gradients at the peak (zero when
+// the peak falls in forward), G from its gradient count.
+struct Base {
+  double peak = 0;
+  double weights = 0, gradients_at_peak = 0, optimizer_state = 0;
+  double gradients = 0;     // bytes of every trainable parameter's gradient
+  double root_share = 1;    // trainable elements outside every wrapping unit ÷ all
+  double largest_unit = 0;  // bytes
+  long long units = 0;
+};
+
+Base read_base(const nlohmann::json& base, Sharding sharding) {
+  const auto& m = base.value("memory", nlohmann::json());
+  if (!m.is_object() || !m.contains("breakdown") || !m.contains("peak_bytes") || !m["peak_bytes"].is_number())
+    throw Error(
+        "the base result has no memory breakdown: run it with the memory probe (it is in the default --probes "
+        "list)");
+  const auto& g = base.value("gradients", nlohmann::json());
+  if (!g.is_object() || !g.contains("elements") || !g["elements"].is_array())
+    throw Error("the base result has no gradients section: run it with the gradients probe (default --probes)");
+  Base b;
+  const auto& at_peak = m["breakdown"];
+  b.peak = m["peak_bytes"].get<double>();
+  b.weights = at_peak.value("weights", 0.0);
+  b.gradients_at_peak = at_peak.value("weight_gradients", 0.0);
+  b.optimizer_state = at_peak.value("optimizer_state", 0.0);
+  // Each trainable parameter's elements and element size (autocast keeps
+  // fp32 weights and gradients).
+  const auto& sizes = g.value("element_size", nlohmann::json());
+  double elements = 0;
+  for (size_t k = 0; k < g["elements"].size(); ++k) {
+    const double size = sizes.is_array() && k < sizes.size() && sizes[k].is_number() ? sizes[k].get<double>() : 4.0;
+    elements += g["elements"][k].get<double>();
+    b.gradients += g["elements"][k].get<double>() * size;
+  }
+  const double bytes_per_element = elements > 0 ? b.gradients / elements : 4.0;
+  if (sharding == Sharding::full) {
+    const auto& units = base.value("model", nlohmann::json()).value("wrapping_units", nlohmann::json());
+    if (!units.is_object())
+      throw Error(
+          "the base result does not record the model's wrapping units (model.wrapping_units), which --sharding "
+          "full gathers one at a time: its workload declares none, or it was written by an older tbd; rerun the "
+          "base with this one");
+    const double trainable = base.at("model").at("trainable_parameters").get<double>();
+    b.units = units.at("count").get<long long>();
+    b.root_share = trainable > 0 ? units.at("root_elements").get<double>() / trainable : 1;
+    b.largest_unit = units.at("largest_unit_elements").get<double>() * bytes_per_element;
+  }
+  return b;
+}
+
+ModelState sharded_state(const Base& b, int n, Sharding s) {
+  ModelState m;
+  const double N = n;
+  m.weights = s == Sharding::full ? b.weights * b.root_share + b.weights * (1 - b.root_share) / N : b.weights;
+  m.gathered = s == Sharding::full ? static_cast<double>(std::min<long long>(2, b.units)) * b.largest_unit : 0;
+  m.gradients = s == Sharding::gradients || s == Sharding::full ? b.gradients / N : b.gradients;
+  m.optimizer_state = s == Sharding::none ? b.optimizer_state : b.optimizer_state / N;
+  return m;
+}
+
+double peak_per_rank(const Base& b, int n, Sharding s) {
+  const ModelState m = sharded_state(b, n, s);
+  const bool sharded_gradients = s == Sharding::gradients || s == Sharding::full;
+  const double gradients_at_peak = sharded_gradients ? b.gradients_at_peak / n : b.gradients_at_peak;
+  return b.peak - b.weights - b.gradients_at_peak - b.optimizer_state + m.weights + m.gathered + gradients_at_peak +
+         m.optimizer_state;
+}
+
+}  // namespace
+
+nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding,
+                                      long long device_bytes) {
+  const Base b = read_base(base, sharding);
+  const ModelState m = sharded_state(b, ranks, sharding);
+  const double peak = peak_per_rank(b, ranks, sharding);
+  nlohmann::json out = {
+      {"kind", "sharded_memory"},
+      {"ranks", ranks},
+      {"sharding", to_string(sharding)},
+      {"zero_stage", static_cast<int>(sharding)},
+      {"base_peak_bytes", b.peak},
+      {"base_at_peak",
+       {{"weights", b.weights}, {"weight_gradients", b.gradients_at_peak}, {"optimizer_state", b.optimizer_state}}},
+      {"model_state_bytes_per_rank",
+       {{"weights", m.weights},
+        {"gradients", m.gradients},
+        {"optimizer_state", m.optimizer_state},
+        {"total", m.weights + m.gradients + m.optimizer_state}}},
+      {"gathered_bytes", m.gathered},
+      {"peak_bytes_per_rank", peak},
+      // The throughput unit, for the check's measured figure.
+      {"unit", base.value("throughput", nlohmann::json::object()).value("unit", std::string("samples/s"))},
+      {"model",
+       "ZeRO's model state per rank from the base's weights W, gradients G and optimizer state O: weights W "
+       "(full: W_root + (W - W_root)/N + two units gathered), gradients G or G/N (gradients, full), optimizer "
+       "state O/N (every strategy but none); peak per rank = the base's peak with its weights, gradients and "
+       "optimizer state at the peak replaced by their sharded sizes"}};
+  if (device_bytes > 0) {
+    out["device_memory_bytes"] = device_bytes;
+    out["fits"] = peak <= static_cast<double>(device_bytes);
+    nlohmann::json fewest = nullptr;
+    for (int n = 1; n <= 65536; n *= 2)
+      if (peak_per_rank(b, n, sharding) <= static_cast<double>(device_bytes)) {
+        fewest = n;
+        break;
+      }
+    out["fewest_ranks_that_fit"] = fewest;
+    if (fewest.is_null())
+      out["note"] =
+          "what sharding does not divide (activations, workspace, the root's weights, the gathered "
+          "units) exceeds the device at any number of ranks";
+  }
+  return out;
+}
+
+}  // namespace tbd

@@ -1,0 +1,30 @@
+// The memory per rank of a sharded data-parallel run (--sharding, ZeRO
+// stages 0-3), predicted from one single-process result
+// (docs/metrics.md#prediction): ZeRO's model-state formulas applied to the
+// weights, gradients and optimizer state the base measured, and the rest of
+// the base's peak (activations, workspace, inputs) kept as it is, since a
+// rank's batch and model are the base's.
+//
+//   weights    W                               (none, optimizer, gradients)
+//              W_root + (W - W_root)/N + gathered   (full; gathered: two
+//              units whole at once, the one computing and the one prefetched)
+//   gradients  G (none, optimizer), G/N (gradients, full)
+//   optimizer  O (none), O/N (others)
+//
+// The peak per rank is the base's peak with each of these three parts, as
+// the base held them at its peak, replaced by its sharded size.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/options.h"
+
+namespace tbd {
+
+// `device_bytes` > 0: also whether the predicted peak fits a device of that
+// many bytes, and the fewest ranks (a power of two) at which it would.
+// Throws Error naming what the base lacks (a memory breakdown, a gradients
+// section; for full, the model's wrapping units).
+nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding, long long device_bytes);
+
+}  // namespace tbd

@@ -1,0 +1,101 @@
+// tbd predict --sharding's memory model on made-up bases: each strategy
+// divides what ZeRO says it divides and leaves the rest of the peak alone;
+// the fewest ranks that fit agree with trying every power of two; a base
+// that lacks what the model needs is refused naming it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tbd/core/error.h"
+#include "tbd/predict/sharded_memory_model.h"
+
+namespace tbd {
+namespace {
+
+constexpr double kMiB = 1 << 20;
+
+// A base whose peak falls in backward: 40 MiB of weights (10 Mi fp32
+// elements in two parameters), 20 MiB of gradients alive at the peak, 80
+// MiB of Adam state and 100 MiB of activations; two wrapping units of 3 Mi
+// elements each, 4 Mi elements outside them.
+nlohmann::json base() {
+  return {{"memory",
+           {{"peak_bytes", 240 * kMiB},
+            {"breakdown",
+             {{"weights", 40 * kMiB},
+              {"weight_gradients", 20 * kMiB},
+              {"optimizer_state", 80 * kMiB},
+              {"feature_maps", 100 * kMiB}}}}},
+          {"gradients", {{"elements", {4 * kMiB, 6 * kMiB}}, {"element_size", {4, 4}}}},
+          {"model",
+           {{"trainable_parameters", 10 * kMiB},
+            {"wrapping_units", {{"count", 2}, {"largest_unit_elements", 3 * kMiB}, {"root_elements", 4 * kMiB}}}}},
+          {"throughput", {{"unit", "tokens/s"}}}};
+}
+
+double peak(const nlohmann::json& p) { return p["peak_bytes_per_rank"].get<double>() / kMiB; }
+double state(const nlohmann::json& p, const char* part) {
+  return p["model_state_bytes_per_rank"][part].get<double>() / kMiB;
+}
+
+TEST(ShardedMemoryModel, NoneIsTheBase) {
+  const auto p = predict_sharded_memory(base(), 4, Sharding::none, 0);
+  EXPECT_DOUBLE_EQ(peak(p), 240);
+  EXPECT_DOUBLE_EQ(state(p, "total"), 40 + 40 + 80);  // every gradient: 10 Mi elements × 4 bytes
+  EXPECT_FALSE(p.contains("fits"));
+}
+
+TEST(ShardedMemoryModel, EachStageDividesWhatZeroSays) {
+  const auto zero1 = predict_sharded_memory(base(), 4, Sharding::optimizer, 0);
+  EXPECT_DOUBLE_EQ(state(zero1, "optimizer_state"), 20);
+  EXPECT_DOUBLE_EQ(state(zero1, "gradients"), 40);
+  EXPECT_DOUBLE_EQ(peak(zero1), 240 - 60);
+  const auto zero2 = predict_sharded_memory(base(), 4, Sharding::gradients, 0);
+  EXPECT_DOUBLE_EQ(state(zero2, "gradients"), 10);
+  EXPECT_DOUBLE_EQ(peak(zero2), 240 - 60 - 15);  // the 20 MiB alive at the peak shrink to 5
+  const auto zero3 = predict_sharded_memory(base(), 4, Sharding::full, 0);
+  // The root's 16 MiB whole, the units' 24 MiB in quarters, two 12 MiB units gathered.
+  EXPECT_DOUBLE_EQ(state(zero3, "weights"), 16 + 6);
+  EXPECT_DOUBLE_EQ(zero3["gathered_bytes"].get<double>() / kMiB, 24);
+  EXPECT_DOUBLE_EQ(peak(zero3), 240 - 60 - 15 - 40 + 22 + 24);
+  EXPECT_EQ(zero3["zero_stage"], 3);
+  EXPECT_EQ(zero3["unit"], "tokens/s");
+}
+
+TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {
+  for (const Sharding s : {Sharding::optimizer, Sharding::gradients, Sharding::full}) {
+    const long long device = static_cast<long long>(170 * kMiB);
+    const auto p = predict_sharded_memory(base(), 2, s, device);
+    ASSERT_TRUE(p.contains("fewest_ranks_that_fit"));
+    int expected = 0;
+    for (int n = 1; n <= 65536 && expected == 0; n *= 2)
+      if (peak(predict_sharded_memory(base(), n, s, 0)) * kMiB <= static_cast<double>(device)) expected = n;
+    if (expected == 0)
+      EXPECT_TRUE(p["fewest_ranks_that_fit"].is_null()) << to_string(s);
+    else
+      EXPECT_EQ(p["fewest_ranks_that_fit"].get<int>(), expected) << to_string(s);
+    EXPECT_EQ(p["fits"].get<bool>(), peak(p) * kMiB <= static_cast<double>(device));
+  }
+  // Activations alone (100 MiB) exceed a 90 MiB device at any number of ranks.
+  const auto never = predict_sharded_memory(base(), 2, Sharding::full, static_cast<long long>(90 * kMiB));
+  EXPECT_TRUE(never["fewest_ranks_that_fit"].is_null());
+  EXPECT_FALSE(never["fits"].get<bool>());
+}
+
+TEST(ShardedMemoryModel, RefusesABaseThatLacksWhatItNeeds) {
+  auto no_memory = base();
+  no_memory.erase("memory");
+  EXPECT_THROW(predict_sharded_memory(no_memory, 2, Sharding::gradients, 0), Error);
+  auto no_units = base();
+  no_units["model"].erase("wrapping_units");
+  EXPECT_NO_THROW(predict_sharded_memory(no_units, 2, Sharding::gradients, 0));
+  try {
+    predict_sharded_memory(no_units, 2, Sharding::full, 0);
+    FAIL() << "a base without wrapping units predicted --sharding full";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrapping units"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tbd
