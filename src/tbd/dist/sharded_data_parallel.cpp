@@ -208,10 +208,12 @@ void ShardedDataParallel::add_buckets(const std::vector<size_t>& members, const 
       gathered_bytes_ += u.whole.nbytes();
       release(static_cast<size_t>(unit));
     }
+    pieces_of_bucket_.resize(b + 1);
     for (const auto& piece : layout.pieces) {
       torch::Tensor view = unit >= 0
                                ? units_[static_cast<size_t>(unit)].shard.narrow(0, piece.shard_offset, piece.length)
                                : flat_params_[piece.param].narrow(0, piece.param_offset, piece.length);
+      pieces_of_bucket_[b].push_back(pieces_.size());
       pieces_.push_back({b, piece, view});
     }
     Bucket bucket;
@@ -269,18 +271,35 @@ void ShardedDataParallel::take_gradient(size_t k) {
 void ShardedDataParallel::launch(Bucket& b) {
   b.launched = true;
   if (stage_ != Sharding::optimizer) {
-    // Earlier buckets whose reduce-scatter has ended need their whole flat
-    // no more: only the slice stays (so backward never holds every flat).
-    for (auto& earlier : buckets_)
-      if (earlier.launched && earlier.flat.defined() && earlier.pending && earlier.pending->done())
-        earlier.flat = torch::Tensor();
     b.slice = torch::empty({b.layout.shard}, b.flat.options());
     b.pending = record("reduce-scatter", "backward", static_cast<int64_t>(b.flat.nbytes()),
                        [&](std::function<void()> done) { return group_.reduce_scatter_sum(b.slice, b.flat, done); });
+    // A bucket whose reduce-scatter has ended needs its whole flat no more:
+    // only the slice stays. And at most kFlatsInFlight whole flats wait on
+    // the wire: beyond that the oldest is awaited (the rate limit FSDP puts
+    // on its all-gathers), or, where the collectives fall behind backward
+    // (Gloo on a busy CPU), every bucket's flat would pile up at once.
+    reducing_order_.push_back(static_cast<size_t>(&b - buckets_.data()));
+    std::erase_if(reducing_order_, [this](size_t k) {
+      if (!buckets_[k].pending->done()) return false;
+      finish_reduce_scatter(buckets_[k]);
+      return true;
+    });
+    while (reducing_order_.size() > kFlatsInFlight) {
+      finish_reduce_scatter(buckets_[reducing_order_.front()]);
+      reducing_order_.erase(reducing_order_.begin());
+    }
   } else {
     b.pending = record("all-reduce", "backward", static_cast<int64_t>(b.flat.nbytes()),
                        [&](std::function<void()> done) { return group_.allreduce_sum(b.flat, done); });
   }
+}
+
+void ShardedDataParallel::finish_reduce_scatter(Bucket& b) {
+  wait(*b.pending);
+  // The collective's work object holds its input too: both go, the slice stays.
+  b.pending.reset();
+  b.flat = torch::Tensor();
 }
 
 void ShardedDataParallel::synchronize() {
@@ -294,7 +313,9 @@ void ShardedDataParallel::synchronize() {
       launch(b);
     }
   }
-  for (auto& b : buckets_) wait(*b.pending);
+  for (auto& b : buckets_)
+    if (b.pending) wait(*b.pending);  // null: finished during backward
+  reducing_order_.clear();
   torch::NoGradGuard no_grad;
   const double scale = 1.0 / group_.size();
   for (auto& b : buckets_) {
@@ -338,35 +359,44 @@ void ShardedDataParallel::after_optimizer_step() {
   torch::NoGradGuard no_grad;
   for (auto& piece : pieces_) piece.tensor.mutable_grad().reset();
   for (auto& p : params_) p.mutable_grad().reset();
-  std::vector<torch::Tensor> gathered(buckets_.size());
-  std::vector<torch::Tensor> sent(buckets_.size());
-  std::vector<std::shared_ptr<PendingReduce>> pending;
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    Bucket& bucket = buckets_[b];
+  for (auto& bucket : buckets_) {
     bucket.flat = torch::Tensor();  // the gradients' memory goes back
     bucket.slice = torch::Tensor();
-    if (bucket.unit >= 0) continue;  // the step updated the unit's shard in place; its next use gathers it
-    const auto options = params_[bucket.layout.members.front()].options().requires_grad(false);
-    sent[b] = torch::zeros({bucket.layout.shard}, options);
-    gathered[b] = torch::empty({bucket.layout.padded}, options);
   }
-  for (const auto& piece : pieces_)
-    if (buckets_[piece.bucket].unit < 0)
-      sent[piece.bucket].narrow(0, piece.layout.shard_offset, piece.layout.length).copy_(piece.tensor);
-  for (size_t b = 0; b < buckets_.size(); ++b)
-    if (buckets_[b].unit < 0)
-      pending.push_back(
-          record("all-gather", "after step", static_cast<int64_t>(gathered[b].nbytes()),
-                 [&](std::function<void()> done) { return group_.allgather_into(gathered[b], sent[b], done); }));
-  for (auto& p : pending) wait(*p);
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    if (buckets_[b].unit >= 0) continue;
-    const auto& layout = buckets_[b].layout;
+  // The whole parameters' buckets (a unit's shard was updated in place; its
+  // next use gathers it): each rank's updated slice all-gathered back into
+  // the parameters, kFlatsInFlight buckets at a time, so the gathered copies
+  // add at most that many buckets to the memory, not a second set of weights.
+  struct InFlight {
+    size_t bucket;
+    torch::Tensor sent, gathered;
+    std::shared_ptr<PendingReduce> pending;
+  };
+  std::vector<InFlight> in_flight;
+  const auto finish = [&](InFlight& f) {
+    wait(*f.pending);
+    const auto& layout = buckets_[f.bucket].layout;
     for (size_t i = 0; i < layout.members.size(); ++i) {
       const size_t k = layout.members[i];
-      flat_params_[k].copy_(gathered[b].narrow(0, layout.offsets[i], params_[k].numel()));
+      flat_params_[k].copy_(f.gathered.narrow(0, layout.offsets[i], params_[k].numel()));
+    }
+  };
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const Bucket& bucket = buckets_[b];
+    if (bucket.unit >= 0) continue;
+    const auto options = params_[bucket.layout.members.front()].options().requires_grad(false);
+    InFlight f{b, torch::zeros({bucket.layout.shard}, options), torch::empty({bucket.layout.padded}, options), nullptr};
+    for (size_t k : pieces_of_bucket_[b])
+      f.sent.narrow(0, pieces_[k].layout.shard_offset, pieces_[k].layout.length).copy_(pieces_[k].tensor);
+    f.pending = record("all-gather", "after step", static_cast<int64_t>(f.gathered.nbytes()),
+                       [&](std::function<void()> done) { return group_.allgather_into(f.gathered, f.sent, done); });
+    in_flight.push_back(std::move(f));
+    if (in_flight.size() > kFlatsInFlight) {
+      finish(in_flight.front());
+      in_flight.erase(in_flight.begin());
     }
   }
+  for (auto& f : in_flight) finish(f);
 }
 
 bool ShardedDataParallel::holds(const torch::nn::Module& unit) const {

@@ -155,6 +155,9 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // Copies .grad of parameter k into its bucket (made on first use) and frees .grad.
   void take_gradient(size_t k);
   void launch(Bucket& b);
+  // Waits for bucket b's reduce-scatter and frees its whole flat (and the
+  // collective's hold on it).
+  void finish_reduce_scatter(Bucket& b);
   // Launches a collective through `start` (given the completion callback)
   // and records it; wait() waits for one, counting the time as blocked.
   std::shared_ptr<PendingReduce> record(
@@ -186,6 +189,10 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   std::vector<int64_t> offset_of_;  // in its bucket
   std::vector<Bucket> buckets_;
   std::vector<Piece> pieces_;
+  std::vector<std::vector<size_t>> pieces_of_bucket_;  // indices into pieces_, per bucket
+  // Buckets whose reduce-scatter may still be reading their whole flat, in launch order.
+  std::vector<size_t> reducing_order_;
+  static constexpr size_t kFlatsInFlight = 2;
   std::vector<Unit> units_;
   std::vector<int> unit_of_;  // each parameter's unit, -1 for the root
   std::map<const torch::nn::Module*, size_t> unit_of_module_;

@@ -116,10 +116,10 @@ std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images
   std::vector<torch::Tensor> outputs;
   for (size_t s = 0; s < stages_.size(); ++s) {
     LayerScope layer(kStageNames[s]);
-    x = run_unit(*stages_[s], [&] {
-      for (auto& block : *stages_[s]) x = block->as<ResidualBlock>()->forward(x);
-      return x;
-    });
+    for (auto& block : *stages_[s]) {
+      auto* residual = block->as<ResidualBlock>();
+      x = run_unit(*residual, [&] { return residual->forward(x); });
+    }
     outputs.push_back(x);
   }
   return outputs;
@@ -127,7 +127,8 @@ std::vector<torch::Tensor> ResNetImpl::stage_outputs(const torch::Tensor& images
 
 std::vector<std::shared_ptr<torch::nn::Module>> ResNetImpl::shard_units() const {
   std::vector<std::shared_ptr<torch::nn::Module>> units;
-  for (const auto& stage : stages_) units.push_back(stage.ptr());
+  for (const auto& stage : stages_)
+    for (const auto& block : stage->children()) units.push_back(block);
   return units;
 }
 

@@ -50,7 +50,7 @@ class ResNetImpl : public torch::nn::Module {
  public:
   explicit ResNetImpl(const ResNetConfig& config);
   torch::Tensor forward(const torch::Tensor& images);  // logits [N, classes]
-  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the four stages.
+  // The wrapping units of --sharding full (nn/shard_unit.h), in forward order: the residual blocks (16 in ResNet-50).
   std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const;
   // Outputs of the four stages (strides 4, 8, 16, 32), for feature pyramids.
   std::vector<torch::Tensor> stage_outputs(const torch::Tensor& images);

@@ -1,6 +1,6 @@
 // The wrapping units of fully sharded data parallelism (ZeRO-3, FSDP's
 // FULL_SHARD; docs/distributed.md#sharding). A model runs the forward of
-// each unit it declares (a transformer block, a ResNet stage) through
+// each unit it declares (a transformer block, a residual block) through
 // run_unit. With a sharder attached (dist/sharded_data_parallel.h, for
 // --sharding full) the unit's parameters hold only this rank's shard
 // between uses: run_unit has them gathered just before the unit computes
