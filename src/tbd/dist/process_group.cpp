@@ -152,6 +152,7 @@ class NcclPending final : public PendingReduce {
     }
   }
   std::optional<double> device_seconds() const override { return seconds_; }
+  bool done() const override { return work_->isCompleted(); }
 
  private:
   c10::intrusive_ptr<c10d::Work> work_;
