@@ -8,22 +8,7 @@ long=("${tiny[@]}" --iters 1000000 --quiet)
 # 1. A frozen rank 0 (SIGSTOP): rank 1's collective times out and its error
 # path must not block on rank 0's store. Measured: 8 s with --dist-timeout 5.
 "$TBD" run resnet50 "${long[@]}" --nproc 2 --dist-timeout 5 2> "$WORK/stop.err" &
-launcher=$!
-rank0=$(rank_pid "$launcher" 0)
-[ -n "$rank0" ] || fail "rank 0 never started"
-kill -STOP "$rank0"
-start=$(date +%s)
-timeout 40 tail --pid="$launcher" -f /dev/null
-elapsed=$(( $(date +%s) - start ))
-if kill -0 "$launcher" 2>/dev/null; then
-  fail "a stopped rank 0 hung the run for 40 s: $(cat "$WORK/stop.err")"
-  kill -9 "$launcher" "$rank0" 2>/dev/null
-fi
-wait "$launcher"
-rc=$?
-[ "$rc" -eq 1 ] || fail "a stopped rank 0 made the run exit $rc, expected 1"
-[ "$elapsed" -le 15 ] || fail "a stopped rank 0 took ${elapsed} s to end the run (--dist-timeout 5; limit 15 s)"
-grep -q "rank 0 (pid $rank0) is stopped" "$WORK/stop.err" || fail "rank 1 did not name the stopped rank 0: $(cat "$WORK/stop.err")"
+expect_stopped_rank0_ends $! "$WORK/stop.err"
 grep -q "frame #" "$WORK/stop.err" && fail "a C++ backtrace was printed: $(head -5 "$WORK/stop.err")"
 
 # 1. A MASTER_PORT that accepts connections but never answers (not a store).

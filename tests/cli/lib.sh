@@ -30,6 +30,29 @@ rank_pid() {
   echo "$pid"
 }
 
+# expect_stopped_rank0_ends LAUNCHER ERR: SIGSTOPs rank 0 of the local run
+# LAUNCHER started (with --dist-timeout 5, its stderr in ERR) and checks
+# that the run ends within 15 s with exit 1, rank 1's error naming the
+# stopped rank.
+expect_stopped_rank0_ends() {
+  local launcher=$1 err=$2 rank0 start elapsed rc
+  rank0=$(rank_pid "$launcher" 0)
+  [ -n "$rank0" ] || { fail "rank 0 never started"; return; }
+  kill -STOP "$rank0"
+  start=$(date +%s)
+  timeout 40 tail --pid="$launcher" -f /dev/null
+  elapsed=$(( $(date +%s) - start ))
+  if kill -0 "$launcher" 2>/dev/null; then
+    fail "a stopped rank 0 hung the run for 40 s: $(cat "$err")"
+    kill -9 "$launcher" "$rank0" 2>/dev/null
+  fi
+  wait "$launcher"
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "a stopped rank 0 made the run exit $rc, expected 1"
+  [ "$elapsed" -le 15 ] || fail "a stopped rank 0 took ${elapsed} s to end the run (--dist-timeout 5; limit 15 s)"
+  grep -q "rank 0 (pid $rank0) is stopped" "$err" || fail "rank 1 did not name the stopped rank 0: $(cat "$err")"
+}
+
 # expect_exit CODE PATTERN -- ARGS...: runs tbd ARGS, checks the exit status
 # and that stderr+stdout match PATTERN (grep -E).
 expect_exit() {

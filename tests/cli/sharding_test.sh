@@ -82,22 +82,7 @@ grep -q "lost rank 1" "$WORK/killed.err" || fail "rank 0 did not name the lost r
 # times out and names the stopped rank; the run ends within the timeout.
 "$TBD" run gpt --scale tiny --threads 1 --nproc 2 --sharding full --warmup 1 --repeat 1 --iters 1000000 \
   --quiet --dist-timeout 5 --out "$WORK/stopped.json" 2> "$WORK/stopped.err" &
-launcher=$!
-rank0=$(rank_pid "$launcher" 0)
-[ -n "$rank0" ] || fail "rank 0 never started"
-kill -STOP "$rank0"
-start=$(date +%s)
-timeout 40 tail --pid="$launcher" -f /dev/null
-elapsed=$(( $(date +%s) - start ))
-if kill -0 "$launcher" 2>/dev/null; then
-  fail "a stopped rank 0 hung the sharded run for 40 s: $(cat "$WORK/stopped.err")"
-  kill -9 "$launcher" "$rank0" 2>/dev/null
-fi
-wait "$launcher"
-rc=$?
-[ "$rc" -eq 1 ] || fail "a stopped rank 0 made the sharded run exit $rc, expected 1"
-[ "$elapsed" -le 15 ] || fail "a stopped rank 0 took ${elapsed} s to end the sharded run (--dist-timeout 5; limit 15 s)"
-grep -q "rank 0 (pid $rank0) is stopped" "$WORK/stopped.err" || fail "rank 1 did not name the stopped rank 0: $(cat "$WORK/stopped.err")"
+expect_stopped_rank0_ends $! "$WORK/stopped.err"
 [ ! -e "$WORK/stopped.json" ] || fail "a stopped sharded run left a result file"
 
 finish
