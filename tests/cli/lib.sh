@@ -30,6 +30,24 @@ rank_pid() {
   echo "$pid"
 }
 
+# expect_killed_rank1_ends LAUNCHER ERR RESULT: SIGKILLs rank 1 of the local
+# run LAUNCHER started (its stderr in ERR, its --out RESULT) and checks that
+# the run ends within 30 s with exit 1, rank 0's error naming the lost rank,
+# and no result file.
+expect_killed_rank1_ends() {
+  local launcher=$1 err=$2 result=$3 victim start rc
+  victim=$(rank_pid "$launcher" 1)
+  [ -n "$victim" ] || { fail "rank 1 never started"; return; }
+  start=$(date +%s)
+  kill -9 "$victim"
+  wait "$launcher"
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "killing rank 1 made the run exit $rc, expected 1"
+  [ $(( $(date +%s) - start )) -lt 30 ] || fail "the surviving rank took more than 30 s to stop"
+  grep -q "lost rank 1" "$err" || fail "rank 0 did not name the lost rank: $(cat "$err")"
+  [ ! -e "$result" ] || fail "a failed distributed run left a result file"
+}
+
 # expect_stopped_rank0_ends LAUNCHER ERR: SIGSTOPs rank 0 of the local run
 # LAUNCHER started (with --dist-timeout 5, its stderr in ERR) and checks
 # that the run ends within 15 s with exit 1, rank 1's error naming the

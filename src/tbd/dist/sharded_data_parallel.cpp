@@ -189,7 +189,6 @@ void ShardedDataParallel::add_buckets(const std::vector<size_t>& members, const 
       bucket_of_[layout.members[i]] = b;
       offset_of_[layout.members[i]] = layout.offsets[i];
     }
-    torch::Tensor owner;  // what the optimizer's pieces are views of
     if (unit >= 0) {
       Unit& u = units_[static_cast<size_t>(unit)];
       u.bucket = b;
@@ -272,7 +271,7 @@ void ShardedDataParallel::launch(Bucket& b) {
   b.launched = true;
   if (stage_ != Sharding::optimizer) {
     b.slice = torch::empty({b.layout.shard}, b.flat.options());
-    b.pending = record("reduce-scatter", "backward", static_cast<int64_t>(b.flat.nbytes()),
+    b.pending = record("reduce-scatter", static_cast<int64_t>(b.flat.nbytes()),
                        [&](std::function<void()> done) { return group_.reduce_scatter_sum(b.slice, b.flat, done); });
     // A bucket whose reduce-scatter has ended needs its whole flat no more:
     // only the slice stays. And at most kFlatsInFlight whole flats wait on
@@ -290,7 +289,7 @@ void ShardedDataParallel::launch(Bucket& b) {
       reducing_order_.erase(reducing_order_.begin());
     }
   } else {
-    b.pending = record("all-reduce", "backward", static_cast<int64_t>(b.flat.nbytes()),
+    b.pending = record("all-reduce", static_cast<int64_t>(b.flat.nbytes()),
                        [&](std::function<void()> done) { return group_.allreduce_sum(b.flat, done); });
   }
 }
@@ -346,7 +345,7 @@ double ShardedDataParallel::clip_global_norm(double max_norm) {
   const auto options = params_.empty() ? torch::TensorOptions() : params_.front().options().requires_grad(false);
   auto squares = grads.empty() ? torch::zeros({1}, options.dtype(torch::kFloat))
                                : torch::stack(at::_foreach_norm(grads, 2)).pow(2).sum().reshape({1}).to(torch::kFloat);
-  wait(*record("all-reduce", "backward", static_cast<int64_t>(squares.nbytes()),
+  wait(*record("all-reduce", static_cast<int64_t>(squares.nbytes()),
                [&](std::function<void()> done) { return group_.allreduce_sum(squares, done); }));
   const torch::Tensor total = squares.sqrt().squeeze();
   // torch.nn.utils.clip_grad_norm_'s rule, as clip_gradients applies it.
@@ -388,7 +387,7 @@ void ShardedDataParallel::after_optimizer_step() {
     InFlight f{b, torch::zeros({bucket.layout.shard}, options), torch::empty({bucket.layout.padded}, options), nullptr};
     for (size_t k : pieces_of_bucket_[b])
       f.sent.narrow(0, pieces_[k].layout.shard_offset, pieces_[k].layout.length).copy_(pieces_[k].tensor);
-    f.pending = record("all-gather", "after step", static_cast<int64_t>(f.gathered.nbytes()),
+    f.pending = record("all-gather", static_cast<int64_t>(f.gathered.nbytes()),
                        [&](std::function<void()> done) { return group_.allgather_into(f.gathered, f.sent, done); });
     in_flight.push_back(std::move(f));
     if (in_flight.size() > kFlatsInFlight) {
@@ -406,7 +405,6 @@ bool ShardedDataParallel::holds(const torch::nn::Module& unit) const {
 void ShardedDataParallel::before_forward(const torch::nn::Module& module) {
   std::lock_guard<std::mutex> lock(mutex_);
   const size_t u = unit_of_module_.at(&module);
-  in_backward_ = false;
   if (!order_known_ && std::find(forward_order_.begin(), forward_order_.end(), u) == forward_order_.end())
     forward_order_.push_back(u);
   wait_gathered(u);
@@ -428,7 +426,6 @@ torch::Tensor ShardedDataParallel::after_forward(const torch::nn::Module& module
 
 void ShardedDataParallel::before_backward(size_t u) {
   std::lock_guard<std::mutex> lock(mutex_);
-  in_backward_ = true;
   wait_gathered(u);
   const int previous = neighbour_in_forward(u, -1);
   if (previous >= 0) gather(static_cast<size_t>(previous));  // the next unit backward reaches
@@ -442,12 +439,11 @@ int ShardedDataParallel::neighbour_in_forward(size_t u, int step) const {
 }
 
 std::shared_ptr<PendingReduce> ShardedDataParallel::record(
-    const char* kind, const char* when, int64_t bytes,
+    const char* kind, int64_t bytes,
     const std::function<std::shared_ptr<PendingReduce>(std::function<void()>)>& start) {
   if (!recording_) return start(nullptr);
   auto c = std::make_shared<Collective>();
   c->kind = kind;
-  c->when = when;
   c->bytes = bytes;
   c->launched_s = seconds_now();
   // Weak: the backend keeps the callback until the collective completes.
@@ -501,9 +497,9 @@ void ShardedDataParallel::gather(size_t u) {
   gathered_bytes_ += static_cast<int64_t>(unit.whole.nbytes());
   peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
   if (gather_observer_) gather_observer_(unit.whole);
-  unit.gathering =
-      record("all-gather", in_backward_ ? "backward" : "forward", static_cast<int64_t>(unit.whole.nbytes()),
-             [&](std::function<void()> done) { return group_.allgather_into(unit.whole, unit.shard, done); });
+  unit.gathering = record("all-gather", static_cast<int64_t>(unit.whole.nbytes()), [&](std::function<void()> done) {
+    return group_.allgather_into(unit.whole, unit.shard, done);
+  });
 }
 
 void ShardedDataParallel::wait_gathered(size_t u) {

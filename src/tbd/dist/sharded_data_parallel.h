@@ -90,7 +90,6 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // (docs/metrics.md#comm). Times are seconds on the steady clock.
   struct Collective {
     std::string kind;   // "all-gather", "reduce-scatter" or "all-reduce"
-    std::string when;   // "forward", "backward" or "after step"
     int64_t bytes = 0;  // nccl-tests' size: the whole buffer (all-gather's output, reduce-scatter's input)
     double launched_s = 0;
     // When it completed: the backend's callback, or the first moment tbd saw
@@ -161,7 +160,7 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // Launches a collective through `start` (given the completion callback)
   // and records it; wait() waits for one, counting the time as blocked.
   std::shared_ptr<PendingReduce> record(
-      const char* kind, const char* when, int64_t bytes,
+      const char* kind, int64_t bytes,
       const std::function<std::shared_ptr<PendingReduce>(std::function<void()>)>& start);
   void wait(PendingReduce& pending);
   // Stamps the collectives seen completed now (those without a completion callback).
@@ -203,7 +202,6 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   std::function<void(const torch::Tensor&)> gather_observer_;
   CommHistory history_;
   bool recording_ = false;
-  bool in_backward_ = false;  // between a unit's first backward gather and the next forward
   std::vector<const torch::optim::Optimizer*> optimizers_;
   ProcessGroup& group_;
   bool overlap_;

@@ -70,6 +70,7 @@ class CommProbe : public Probe {
   std::map<std::string, double> kind_count_, kind_bytes_, kind_weighted_, kind_timed_bytes_;
   std::string strategy_;
   void sharded_iteration_end();
+  bool completion_unreported(const std::string& kind) const;
   void contribute_sharded(nlohmann::json& result) const;
 };
 
