@@ -88,7 +88,7 @@ expect_exit() {
 # json_check FILE PYTHON_EXPR: FILE parses as JSON and EXPR (over `r`) is true.
 json_check() {
   python3 - "$1" "$2" <<'PY' || fail "JSON check failed on $1: $2"
-import json, sys
+import json, statistics, sys
 r = json.load(open(sys.argv[1]))
 ok = eval(sys.argv[2])
 if not ok:

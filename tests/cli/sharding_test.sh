@@ -39,18 +39,32 @@ json_check "$WORK/one.json" 'r["distributed"]["world_size"] == 1 and r["distribu
 expect_exit 0 "sharding +full" -- run llama "${tiny[@]}" --nproc 1 --sharding full --out "$WORK/one3.json"
 json_check "$WORK/one3.json" 'r["distributed"]["sharding"]["units"]["peak_gathered_bytes"] > 0'
 
-# tbd predict --sharding: the memory per rank from a one-rank base, each
-# strategy's prediction checked by the sharded run it predicts.
+# tbd predict --sharding: the throughput and the memory per rank from a
+# one-rank base, each strategy's prediction checked by the sharded run it
+# predicts; the replayed step issues the collectives the run's comm probe
+# counted.
 expect_exit 0 "" -- run gpt "${tiny[@]}" --out "$WORK/base.json"
 for s in optimizer full; do
   expect_exit 0 "2 ranks, --sharding $s: peak" -- predict "$WORK/base.json" --nproc 2 --sharding "$s" --device-memory 64M \
     --check --dir "$WORK/predict-$s" --out "$WORK/predict-$s.json"
-  json_check "$WORK/predict-$s.json" 'abs(r["predictions"][0]["check"]["peak_error"]) <= 0.10 and abs(r["predictions"][0]["check"]["model_state_error"]) <= 0.05 and r["predictions"][0]["fits"] and r["predictions"][0]["fewest_ranks_that_fit"] == 1'
+  json_check "$WORK/predict-$s.json" 'abs(r["predictions"][1]["check"]["peak_error"]) <= 0.10 and abs(r["predictions"][1]["check"]["model_state_error"]) <= 0.05 and r["predictions"][1]["fits"] and r["predictions"][1]["fewest_ranks_that_fit"] == 1'
+  json_check "$WORK/predict-$s.json" 'r["predictions"][0]["sharding"] == "'$s'" and r["predictions"][0]["global_samples_per_s"] > 0 and r["predictions"][0]["check"]["measured_global_samples_per_s"] > 0 and all(k["per_iteration"] == r["predictions"][0]["check"]["measured_comm"]["by_kind"][name]["per_iteration"] for name, k in r["predictions"][0]["collectives"].items())'
 done
 validate_documents "$WORK/predict-full.json"
+# For devices of their own at a given bus bandwidth (the ring model): a
+# slower bus predicts a slower run.
+expect_exit 0 "4 ranks, --sharding gradients:" -- predict "$WORK/base.json" --nproc 4 --sharding gradients --bus-gbps 100 \
+  --out "$WORK/predict-fast.json"
+expect_exit 0 "4 ranks, --sharding gradients:" -- predict "$WORK/base.json" --nproc 4 --sharding gradients --bus-gbps 0.01 \
+  --out "$WORK/predict-slow.json"
+python3 - "$WORK/predict-fast.json" "$WORK/predict-slow.json" <<'EOF' || fail "a slower bus did not predict a slower sharded run"
+import json, sys
+fast, slow = (json.load(open(p))["predictions"][0] for p in sys.argv[1:])
+assert slow["iteration_ms"]["communication_exposed"] > fast["iteration_ms"]["communication_exposed"] > 0, (fast, slow)
+assert slow["global_samples_per_s"] < fast["global_samples_per_s"]
+EOF
 expect_exit 2 "give --nproc N too" -- predict "$WORK/base.json" --sharding full
 expect_exit 2 "--sharding must be none, optimizer" -- predict "$WORK/base.json" --nproc 2 --sharding zero9
-expect_exit 2 "drop --bus-gbps" -- predict "$WORK/base.json" --nproc 2 --sharding gradients --bus-gbps 10
 
 # Refused with the reason, before anything starts (exit 2).
 expect_exit 2 "this run has none: add --nproc N" -- run gpt "${tiny[@]}" --sharding optimizer

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include <torch/nn/module.h>
 
@@ -17,26 +17,42 @@ namespace tbd {
 
 namespace {
 
-// The workload's wrapping units (--sharding full) in trainable elements, so
-// `tbd predict --sharding full` can size them from any run; null without.
-nlohmann::json wrapping_units(const Workload& workload, int64_t trainable) {
+// The workload's wrapping units (--sharding full) in trainable elements,
+// so `tbd predict --sharding full` can size them from any run, and each
+// trainable parameter's unit (in the gradients section's order: the
+// weights that require a gradient), so it can replay their gathers and
+// reduce-scatters; null without units.
+nlohmann::json wrapping_units(const Workload& workload, const ParameterSet& state) {
   const auto units = workload.shard_units();
   if (units.empty()) return nullptr;
-  std::set<const c10::TensorImpl*> seen;  // a parameter counts in the first unit that holds it
+  // A parameter counts in the first unit that holds it; units without one
+  // are skipped, as the sharded reducer skips them.
+  std::map<const c10::TensorImpl*, int> unit_of;
   int64_t largest = 0, in_units = 0;
+  int numbered = 0;
   for (const auto& unit : units) {
     int64_t elements = 0;
     for (const auto& p : unit->parameters())
-      if (p.requires_grad() && seen.insert(p.unsafeGetTensorImpl()).second) elements += p.numel();
+      if (p.requires_grad() && unit_of.emplace(p.unsafeGetTensorImpl(), numbered).second) elements += p.numel();
+    if (elements == 0) continue;
+    ++numbered;
     largest = std::max(largest, elements);
     in_units += elements;
   }
-  return {{"count", units.size()},
+  nlohmann::json parameter_units = nlohmann::json::array();
+  for (const auto& p : state.weights)
+    if (p.requires_grad()) {
+      const auto it = unit_of.find(p.unsafeGetTensorImpl());
+      parameter_units.push_back(it == unit_of.end() ? -1 : it->second);
+    }
+  return {{"count", numbered},
           {"largest_unit_elements", largest},
-          {"root_elements", trainable - in_units},
+          {"root_elements", state.trainable_parameter_count() - in_units},
+          {"parameter_units", parameter_units},
           {"definition",
-           "the modules --sharding full gathers one at a time (docs/distributed.md#sharding): how many, the "
-           "trainable elements of the largest, and those outside every unit (kept whole)"}};
+           "the modules --sharding full gathers one at a time, in forward order (docs/distributed.md#sharding): "
+           "how many, the trainable elements of the largest, those outside every unit (kept whole), and each "
+           "trainable parameter's unit (-1: outside every unit), in the order of gradients.elements"}};
 }
 
 }  // namespace
@@ -138,7 +154,7 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   const ParameterSet state = s.workload->state();
   result["model"] = {{"parameters", state.parameter_count()},
                      {"trainable_parameters", state.trainable_parameter_count()}};
-  if (const auto units = wrapping_units(*s.workload, state.trainable_parameter_count()); !units.is_null())
+  if (const auto units = wrapping_units(*s.workload, state); !units.is_null())
     result["model"]["wrapping_units"] = units;
   result["loss"] = {{"first_measured", number_or_null(s.first_loss)}, {"last_measured", number_or_null(s.last_loss)}};
   if (s.scaler)

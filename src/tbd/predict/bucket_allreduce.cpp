@@ -3,23 +3,24 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include <torch/torch.h>
 
+#include "tbd/core/statistics.h"
 #include "tbd/dist/process_group.h"
 #include "tbd/dist/sparse_allreduce.h"
 #include "tbd/measure/machine/device.h"
 #include "tbd/predict/data_parallel_model.h"
+#include "tbd/predict/sharded_step.h"
 
 namespace tbd {
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point begin) { return std::chrono::duration<double>(Clock::now() - begin).count(); }
 
 // A gradient as an embedding table's backward makes it: `entries` looked-up
 // rows (repeats included, not coalesced), a value row each.
@@ -42,11 +43,10 @@ class StandIn {
         b_(torch::randn({512, 512}, torch::TensorOptions().device(device))) {
     compute(20);
     group.barrier();
-    const auto begin = std::chrono::steady_clock::now();
+    const auto begin = Clock::now();
     compute(100);
     std::vector<torch::Tensor> per_gemm = {
-        torch::tensor({std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / 100},
-                      torch::TensorOptions().dtype(torch::kDouble).device(device))};
+        torch::tensor({seconds_since(begin) / 100}, torch::TensorOptions().dtype(torch::kDouble).device(device))};
     group.broadcast_from_rank0(per_gemm);
     per_gemm_s_ = per_gemm.front().cpu().item<double>();
   }
@@ -62,6 +62,54 @@ class StandIn {
   double per_gemm_s_ = 0;
 };
 
+// The communication's cost in context: blocks of cycles of the step with
+// and without it alternate (so drift cancels), every rank at once. The
+// estimate is the median over block pairs of (with − without): a pair is
+// adjacent in time, so the machine's drift cancels within it, and the
+// median keeps one disturbed block (this VM's scheduler hiccups) from
+// moving it, where the difference of all blocks' means let one disturbed
+// block move the transformer's estimate from 86 ms to below zero
+// (docs/metrics.md#prediction).
+struct InContext {
+  static constexpr const char* kEstimate =
+      "the median over adjacent block pairs of (mean cycle with the communication − mean cycle without)";
+  std::vector<double> alone, with_communication;  // each block's mean cycle, seconds
+  int cycles = 0;
+  double seconds() const {
+    std::vector<double> differences;
+    for (size_t i = 0; i < alone.size() && i < with_communication.size(); ++i)
+      differences.push_back(with_communication[i] - alone[i]);
+    return differences.empty() ? 0.0 : std::max(0.0, percentile(differences, 0.5));
+  }
+  nlohmann::json json() const {
+    return {{"seconds", seconds()},
+            {"step_stand_in_seconds", mean_of(alone)},
+            {"step_with_communication_seconds", mean_of(with_communication)},
+            {"block_stand_in_seconds", alone},
+            {"block_with_communication_seconds", with_communication},
+            {"blocks", alone.size()},
+            {"cycles_per_block", cycles}};
+  }
+};
+
+// `cycle(communicate)` plays one step; `step_s` is its length without
+// communication. A quarter second of cycles per block (1 to 20 of them), 3
+// to 8 pairs within about 24 s (with 3 blocks dlrm's sparse estimate ranged
+// 4.0–6.6 ms from process to process, with 8 5.6–7.1).
+InContext alternate_blocks(ProcessGroup& group, double step_s, const std::function<void(bool)>& cycle) {
+  InContext out;
+  out.cycles = std::clamp(static_cast<int>(0.25 / std::max(step_s, 1e-6)), 1, 20);
+  const int blocks = std::clamp(static_cast<int>(24 / (2 * out.cycles * std::max(step_s, 1e-6))), 3, 8);
+  for (int block = 0; block < blocks; ++block)
+    for (bool with : {false, true}) {
+      group.barrier();
+      const auto begin = Clock::now();
+      for (int c = 0; c < out.cycles; ++c) cycle(with);
+      (with ? out.with_communication : out.alone).push_back(seconds_since(begin) / out.cycles);
+    }
+  return out;
+}
+
 // The whole communication of an iteration in context. On a shared host the
 // all-reduces' Gloo threads and the kernel's loopback TCP take CPU time
 // that the computation around them needed: timed alone, dlrm's sparse
@@ -72,10 +120,7 @@ class StandIn {
 // backward, then each backward pass with its buckets' all-reduces launched
 // at their ready times (in bucket order, as the reducer launches them) and
 // its sparse gradients all-reduced stacked when it ends, every launch
-// awaited; then the computation after. Blocks of cycles with and without
-// the communication alternate, so drift cancels; the communication costs
-// the difference of their means (throughput follows the mean, not the
-// median).
+// awaited; then the computation after (alternate_blocks gives its cost).
 nlohmann::json communication_in_context(ProcessGroup& group, c10::Device device, const StepSchedule& schedule,
                                         const std::vector<SparseGradient>& sparse) {
   std::vector<torch::Tensor> sparse_gradients;
@@ -112,30 +157,12 @@ nlohmann::json communication_in_context(ProcessGroup& group, c10::Device device,
     }
     stand_in.compute(stand_in.gemms(schedule.after_s));
   };
-  const auto now = [] { return std::chrono::steady_clock::now(); };
-  const auto since = [&](auto begin) { return std::chrono::duration<double>(now() - begin).count(); };
-
   cycle(true);  // warm-up: connections, allocations
   cycle(false);
   double step = 0;
   for (const auto* p : {&schedule.before_s, &schedule.after_s}) step += *p;
   for (const auto& pass : schedule.passes) step += pass.backward_s;
-  // A quarter second of cycles per block (1 to 20 of them), 3 to 8 blocks of
-  // each kind within about 24 s (with 3 blocks dlrm's sparse estimate
-  // ranged 4.0–6.6 ms from process to process, with 8 5.6–7.1).
-  const int cycles = std::clamp(static_cast<int>(0.25 / std::max(step, 1e-6)), 1, 20);
-  const int blocks = std::clamp(static_cast<int>(24 / (2 * cycles * std::max(step, 1e-6))), 3, 8);
-  const double timed = static_cast<double>(blocks * cycles);
-  double alone = 0, with_communication = 0;
-  for (int block = 0; block < blocks; ++block)
-    for (bool with : {false, true}) {
-      group.barrier();
-      for (int c = 0; c < cycles; ++c) {
-        const auto begin = now();
-        cycle(with);
-        (with ? with_communication : alone) += since(begin) / timed;
-      }
-    }
+  const InContext measured = alternate_blocks(group, step, cycle);
   // The communication back to back, for comparison: every bucket launched
   // at once, the sparse gradients beside them.
   const auto burst = [&] {
@@ -148,32 +175,55 @@ nlohmann::json communication_in_context(ProcessGroup& group, c10::Device device,
   double back_to_back = 0, sparse_back_to_back = 0;
   group.barrier();
   for (int c = 0; c < 10; ++c) {
-    const auto begin = now();
+    const auto begin = Clock::now();
     for (size_t pass = 0; pass < std::max<size_t>(1, schedule.passes.size()); ++pass) burst();
-    back_to_back += since(begin) / 10;
+    back_to_back += seconds_since(begin) / 10;
   }
   if (!sparse_gradients.empty()) {
     group.barrier();
     for (int c = 0; c < 10; ++c) {
-      const auto begin = now();
+      const auto begin = Clock::now();
       all_reduce_sparse();
-      sparse_back_to_back += since(begin) / 10;
+      sparse_back_to_back += seconds_since(begin) / 10;
     }
   }
-  return {{"seconds", std::max(0.0, with_communication - alone)},
-          {"step_stand_in_seconds", alone},
-          {"step_with_communication_seconds", with_communication},
-          {"back_to_back_seconds", back_to_back},
-          {"sparse_back_to_back_seconds",
-           sparse_gradients.empty() ? nlohmann::json() : nlohmann::json(sparse_back_to_back)},
-          {"blocks", blocks},
-          {"cycles_per_block", cycles},
-          {"definition",
-           "the step's schedule played on a stand-in computation as long as the base's step (GEMMs, every "
-           "rank at once), each bucket's all-reduce launched when its gradients are ready and the sparse "
-           "gradients all-reduced when backward ends: mean cycle with the communication minus mean cycle "
-           "without"}};
+  nlohmann::json out = measured.json();
+  out["back_to_back_seconds"] = back_to_back;
+  out["sparse_back_to_back_seconds"] =
+      sparse_gradients.empty() ? nlohmann::json() : nlohmann::json(sparse_back_to_back);
+  out["definition"] =
+      std::string(
+          "the step's schedule played on a stand-in computation as long as the base's step (GEMMs, every rank at "
+          "once), each bucket's all-reduce launched when its gradients are ready and the sparse gradients "
+          "all-reduced when backward ends: ") +
+      InContext::kEstimate;
+  return out;
 }
+
+// The buffers of one collective of a sharded step: an all-reduce's flat,
+// a reduce-scatter's whole input and slice output, an all-gather's slice
+// input and whole output (bytes: the whole buffer, padded to the ranks).
+class CollectiveBuffers {
+ public:
+  CollectiveBuffers(const StepCollective& c, int ranks, c10::Device device) : kind_(c.kind) {
+    const auto on = torch::TensorOptions().dtype(torch::kFloat).device(device);
+    const int64_t slice = std::max<int64_t>(1, static_cast<int64_t>(c.bytes / 4) / ranks);
+    whole_ = torch::ones({slice * ranks}, on);
+    slice_ = torch::ones({slice}, on);
+  }
+  std::shared_ptr<PendingReduce> launch(ProcessGroup& group) {
+    switch (kind_) {
+      case CollectiveKind::reduce_scatter: return group.reduce_scatter_sum(slice_, whole_);
+      case CollectiveKind::all_gather: return group.allgather_into(whole_, slice_);
+      case CollectiveKind::all_reduce: break;
+    }
+    return group.allreduce_sum(whole_, {});
+  }
+
+ private:
+  CollectiveKind kind_;
+  torch::Tensor whole_, slice_;
+};
 
 }  // namespace
 
@@ -189,12 +239,12 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
     std::vector<double> seconds;
     for (int rep = 0; rep < 7; ++rep) {  // two to warm up, five timed
       group.barrier();
-      const auto begin = std::chrono::steady_clock::now();
+      const auto begin = Clock::now();
       group.allreduce_sum(flat, [] {})->wait();
       synchronize(device);
-      if (rep >= 2) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+      if (rep >= 2) seconds.push_back(seconds_since(begin));
     }
-    allreduce.push_back({{"bytes", bytes}, {"seconds", median(seconds)}});
+    allreduce.push_back({{"bytes", bytes}, {"seconds", percentile(seconds, 0.5)}});
   }
   const nlohmann::json in_context = communication_in_context(group, device, schedule, sparse);
   if (group.rank() != 0) return nlohmann::json();
@@ -203,6 +253,63 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
           {"allreduce", allreduce},
           {"in_context", in_context},
           {"sparse_gradients", sparse.size()}};
+}
+
+nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step) {
+  std::vector<CollectiveBuffers> buffers;
+  for (const auto& c : step.collectives) buffers.emplace_back(c, group.size(), device);
+  // Each distinct collective alone, as the replay uses them.
+  nlohmann::json alone = nlohmann::json::array();
+  std::set<std::pair<CollectiveKind, double>> timed;
+  for (size_t i = 0; i < step.collectives.size(); ++i) {
+    const auto& c = step.collectives[i];
+    if (!timed.insert({c.kind, c.bytes}).second) continue;
+    std::vector<double> seconds;
+    for (int rep = 0; rep < 7; ++rep) {  // two to warm up, five timed
+      group.barrier();
+      const auto begin = Clock::now();
+      buffers[i].launch(group)->wait();
+      synchronize(device);
+      if (rep >= 2) seconds.push_back(seconds_since(begin));
+    }
+    alone.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"seconds", percentile(seconds, 0.5)}});
+  }
+  // The step's program on the stand-in: its computation, and with the
+  // communication its launches and waits.
+  StandIn stand_in(group, device);
+  const auto cycle = [&](bool communicate) {
+    std::vector<std::shared_ptr<PendingReduce>> pending(step.collectives.size());
+    double planned = 0;  // seconds of computation the program has reached
+    int64_t done = 0;    // GEMMs run for it
+    for (const auto& a : step.actions) switch (a.type) {
+        case StepAction::Type::compute: {
+          planned += a.seconds;
+          const int64_t due = stand_in.gemms(planned);
+          stand_in.compute(due - done);
+          done = due;
+          break;
+        }
+        case StepAction::Type::launch:
+          if (communicate) pending[a.collective] = buffers[a.collective].launch(group);
+          break;
+        case StepAction::Type::wait:
+          if (communicate) pending[a.collective]->wait();
+          break;
+      }
+    synchronize(device);
+  };
+  cycle(true);  // warm-up: connections, allocations
+  cycle(false);
+  const InContext measured = alternate_blocks(group, step.compute_s, cycle);
+  if (group.rank() != 0) return nlohmann::json();
+  nlohmann::json in_context = measured.json();
+  in_context["definition"] = std::string(
+                                 "the sharded step's program (sharded_step.h) played on a stand-in computation as "
+                                 "long as the base's step (GEMMs, every rank at once), each collective launched and "
+                                 "awaited where the step launches and awaits it: ") +
+                             InContext::kEstimate;
+  return {
+      {"ranks", group.size()}, {"backend", group.backend_name()}, {"collectives", alone}, {"in_context", in_context}};
 }
 
 }  // namespace tbd

@@ -18,6 +18,7 @@
 namespace tbd {
 
 class ProcessGroup;
+struct ShardedStep;
 struct SparseGradient;
 struct StepSchedule;
 
@@ -27,5 +28,12 @@ struct StepSchedule;
 // an empty document.
 nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device, const StepSchedule& schedule,
                                          const std::vector<SparseGradient>& sparse);
+
+// The same for a sharded run (--sharding, sharded_step.h): each distinct
+// collective of the step (kind and size) timed alone, and the step's
+// program played on the stand-in with and without its collectives. Rank 0
+// gets {ranks, backend, collectives: [{kind, bytes, seconds}], in_context:
+// {seconds, ...}}, the other ranks an empty document.
+nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step);
 
 }  // namespace tbd

@@ -158,19 +158,18 @@ StepSchedule step_schedule(const nlohmann::json& base, const nlohmann::json& pha
   return schedule;
 }
 
-nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
-  if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
-  const nlohmann::json phases = replayable_phases(base);
-  const nlohmann::json& rank = plan.rank_phases.is_object() ? plan.rank_phases : phases;
-  const double forward = number(rank, "forward_ms") / 1e3, backward = number(rank, "backward_ms") / 1e3;
-  const double optimizer = number(rank, "optimizer_ms") / 1e3;
-  const double data = number(rank, "data_ms") / 1e3, other = number(rank, "other_ms") / 1e3;
-  const double straggle = plan.straggle_s;
-  const StepSchedule schedule = step_schedule(base, rank, plan.bucket_mb, plan.overlap);
+namespace {
 
-  // Replay each backward pass with the buckets' all-reduces.
+// The replay of the replicated run's buckets (all-reduces on the backward
+// timeline) or the sharded step's program.
+struct Communication {
   double exposed = 0, busy = 0, copies = 0;
-  nlohmann::json passes = nlohmann::json::array();
+  nlohmann::json detail;  // per backward pass (replicated) or per collective kind (sharded)
+};
+
+Communication replay_buckets(const StepSchedule& schedule, const DataParallelPlan& plan) {
+  Communication c;
+  c.detail = nlohmann::json::array();
   for (const auto& pass : schedule.passes) {
     const double length = pass.backward_s;
     double channel_free = 0, last_end = 0, last_start = 0;
@@ -180,9 +179,9 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
       const double seconds = plan.allreduce_seconds(bucket.bytes);
       channel_free = last_end = start + seconds;
       last_start = start;
-      busy += seconds;
+      c.busy += seconds;
       // Into the bucket during backward, then averaged and copied back: three read+write passes.
-      if (plan.copy_bytes_per_s > 0) copies += 6 * bucket.bytes / plan.copy_bytes_per_s;
+      if (plan.copy_bytes_per_s > 0) c.copies += 6 * bucket.bytes / plan.copy_bytes_per_s;
       timeline.push_back({{"bytes", bucket.bytes},
                           {"ready_ms", 1e3 * bucket.ready_s},
                           {"start_ms", 1e3 * start},
@@ -193,13 +192,50 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
     if (pass.sparse && plan.sparse_allreduce_seconds > 0) {
       const double start = std::max(length, last_start);
       const double end = start + plan.sparse_allreduce_seconds;
-      busy += std::max(0.0, end - std::max(start, channel_free));  // in flight beside the buckets: counted once
+      c.busy += std::max(0.0, end - std::max(start, channel_free));  // in flight beside the buckets: counted once
       last_end = std::max(channel_free, end);
       timeline.push_back({{"sparse", true}, {"start_ms", 1e3 * start}, {"end_ms", 1e3 * end}});
     }
-    exposed += std::max(0.0, last_end - length);
-    passes.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});
+    c.exposed += std::max(0.0, last_end - length);
+    c.detail.push_back({{"backward_ms", 1e3 * length}, {"buckets", timeline}});
   }
+  return c;
+}
+
+Communication replay_sharded(const nlohmann::json& base, const nlohmann::json& rank, const DataParallelPlan& plan) {
+  const ShardedStep step = sharded_step(
+      base, rank,
+      {.ranks = plan.ranks, .sharding = plan.sharding, .bucket_mb = plan.bucket_mb, .overlap = plan.overlap});
+  const StepReplay replay = replay_step(step, plan.collective_seconds);
+  Communication c{.exposed = replay.exposed_s, .busy = replay.busy_s};
+  if (plan.copy_bytes_per_s > 0) c.copies = step.copied_bytes / plan.copy_bytes_per_s;
+  c.detail = nlohmann::json::object();
+  for (const auto& collective : step.collectives) {
+    auto& kind = c.detail[to_string(collective.kind)];
+    if (kind.is_null()) kind = {{"per_iteration", 0}, {"bytes_per_iteration", 0.0}, {"busy_ms", 0.0}};
+    kind["per_iteration"] = kind["per_iteration"].get<int>() + 1;
+    kind["bytes_per_iteration"] = kind["bytes_per_iteration"].get<double>() + collective.bytes;
+    kind["busy_ms"] = kind["busy_ms"].get<double>() + 1e3 * plan.collective_seconds(collective);
+  }
+  return c;
+}
+
+}  // namespace
+
+nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan) {
+  if (plan.ranks < 1) throw UsageError("the number of ranks to predict must be at least 1");
+  const nlohmann::json phases = replayable_phases(base);
+  const nlohmann::json& rank = plan.rank_phases.is_object() ? plan.rank_phases : phases;
+  const bool sharded = plan.sharding != Sharding::none;
+  const double forward = number(rank, "forward_ms") / 1e3, backward = number(rank, "backward_ms") / 1e3;
+  // A sharded rank's optimizer steps its shard: 1/N of the elements.
+  const double optimizer = number(rank, "optimizer_ms") / 1e3 / (sharded ? plan.ranks : 1);
+  const double data = number(rank, "data_ms") / 1e3, other = number(rank, "other_ms") / 1e3;
+  const double straggle = plan.straggle_s;
+  const Communication replayed = sharded
+                                     ? replay_sharded(base, rank, plan)
+                                     : replay_buckets(step_schedule(base, rank, plan.bucket_mb, plan.overlap), plan);
+  const double exposed = replayed.exposed, busy = replayed.busy, copies = replayed.copies;
   // Measured in context, the communication's cost on this host replaces the
   // replay's exposure (which assumes the computation runs undisturbed).
   const double communication = plan.communication_in_context_s.value_or(exposed);
@@ -210,6 +246,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
 
   nlohmann::json out = {{"kind", "data_parallel"},
                         {"ranks", plan.ranks},
+                        {"sharding", to_string(plan.sharding)},
                         {"overlap", plan.overlap},
                         {"bucket_mb", plan.bucket_mb},
                         {"allreduce", plan.allreduce_source},
@@ -224,13 +261,14 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                           {"other", 1e3 * other},
                           {"straggler", 1e3 * straggle},
                           {"total", 1e3 * iteration}}},
-                        {"communication_source",
-                         plan.communication_in_context_s ? "measured in context" : "replayed (buckets timed alone)"},
+                        {"communication_source", plan.communication_in_context_s ? "measured in context"
+                                                 : sharded                       ? "replayed (collectives timed alone)"
+                                                                                 : "replayed (buckets timed alone)"},
                         {"replayed_exposed_ms", 1e3 * exposed},
                         {"allreduce_busy_ms", 1e3 * busy},
                         {"sparse_allreduce_ms", 1e3 * plan.sparse_allreduce_seconds},
                         {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
-                        {"backward_passes", passes},
+                        {sharded ? "collectives" : "backward_passes", replayed.detail},
                         {"base_samples_per_s", base_rate},
                         {"per_rank_samples_per_s", per_rank},
                         {"global_samples_per_s", per_rank * plan.ranks},

@@ -22,6 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tbd/core/options.h"
+#include "tbd/predict/sharded_step.h"
+
 namespace tbd {
 
 struct DataParallelPlan {
@@ -49,6 +52,11 @@ struct DataParallelPlan {
   double straggle_s = 0;
   std::string rank_phases_source = "the base run's phases (one rank per device: no co-location)";
   double copy_bytes_per_s = 0;  // bandwidth of the bucket copies (0: not counted)
+  // --sharding optimizer|gradients|full: the sharded step's program
+  // (sharded_step.h) replaces the buckets' all-reduces, each collective
+  // taking collective_seconds; none: the replicated run above.
+  Sharding sharding = Sharding::none;
+  std::function<double(const StepCollective&)> collective_seconds;
 };
 
 // One iteration's gradient communication on the timeline of a step, as the
@@ -75,7 +83,9 @@ struct StepSchedule {
 StepSchedule step_schedule(const nlohmann::json& base, const nlohmann::json& phases, double bucket_mb, bool overlap);
 
 // Throws Error naming what the base result lacks (a gradients section, phase
-// times, a single-process run).
+// times, a single-process run). With plan.sharding set the communication is
+// the sharded step's (replayed, or measured in context) and the optimizer
+// steps 1/N of the parameters.
 nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParallelPlan& plan);
 
 // The base's phase times, checked to be what predict_data_parallel replays:

@@ -173,6 +173,12 @@ constexpr fields::FieldRule kResultRules[] = {
     {"model", object},
     {"model.parameters", count},
     {"model.trainable_parameters", count},
+    {"model.wrapping_units", object},
+    {"model.wrapping_units.count", count},
+    {"model.wrapping_units.largest_unit_elements", count},
+    {"model.wrapping_units.root_elements", count},
+    {"model.wrapping_units.parameter_units", array},
+    {"model.wrapping_units.parameter_units[]", integer},  // -1: outside every unit
     {"loss", object},
     {"loss.first_measured", or_null(number)},
     {"loss.last_measured", or_null(number)},
@@ -335,6 +341,8 @@ void check_result_document(const nlohmann::json& r, const std::string& file) {
     expect_same_length(g, {"element_size"}, "gradients.element_size", n, "gradients.elements", file);
     expect_same_length(g, {"kind"}, "gradients.kind", n, "gradients.elements", file);
     expect_same_length(g, {"sparse"}, "gradients.sparse", n, "gradients.elements", file);
+    expect_same_length(r, {"model", "wrapping_units", "parameter_units"}, "model.wrapping_units.parameter_units", n,
+                       "gradients.elements", file);
     const auto& passes = fields::array(g, {"backward_passes"});
     for (size_t k = 0; k < passes.size(); ++k)
       expect_same_length(passes[k], {"ready_fraction"},

@@ -28,6 +28,7 @@
 #include "tbd/predict/memory_model.h"
 #include "tbd/predict/op_speedup_model.h"
 #include "tbd/predict/sharded_memory_model.h"
+#include "tbd/predict/sharded_step.h"
 #include "tbd/report/prediction_text.h"
 #include "tbd/report/result_set.h"
 #include "tbd/study/child_run.h"
@@ -101,15 +102,15 @@ void check_request(const PredictRequest& r) {
   if (r.nproc < 0 || r.nproc == 1)
     throw UsageError("--nproc must be at least 2 (the base is the single-process run), got " + std::to_string(r.nproc));
   if (!(r.bucket_mb > 0)) throw UsageError("--bucket-mb must be positive");
-  if (!r.sharding.empty() && parse_sharding(r.sharding) != Sharding::none && r.bus_gbps > 0)
-    throw UsageError(
-        "--bus-gbps predicts the replicated run's all-reduce; the time of sharded collectives is not "
-        "predicted yet, so --sharding " +
-        r.sharding + " predicts memory only: drop --bus-gbps");
   if (r.runs < 1) throw UsageError("--runs must be at least 1");
   if (!std::isfinite(r.bus_gbps) || r.bus_gbps < 0 || !std::isfinite(r.latency_us) || r.latency_us < 0)
     throw UsageError("--bus-gbps and --latency-us must be finite numbers, not negative");
   if (!r.out.empty()) check_output_path(r.out);
+}
+
+// --sharding's strategy (none when not given).
+Sharding sharding_of(const PredictRequest& request) {
+  return request.sharding.empty() ? Sharding::none : parse_sharding(request.sharding);
 }
 
 // The all-reduce of each bucket size among `request.nproc` local workers of
@@ -183,14 +184,17 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
   std::string command;
   const int ranks = request.nproc;
   for (int i = 0; i < request.runs; ++i) {
-    const std::string name =
-        request.runs == 1 ? fmt::format("nproc-{}", ranks) : fmt::format("nproc-{}-run-{}", ranks, i + 1);
+    const std::string sharded = request.sharding.empty() ? "" : "-sharding-" + request.sharding;
+    const std::string name = request.runs == 1 ? fmt::format("nproc-{}{}", ranks, sharded)
+                                               : fmt::format("nproc-{}{}-run-{}", ranks, sharded, i + 1);
     const std::string file = (fs::path(dir) / (name + ".json")).string();
     const std::string log = (fs::path(dir) / (name + ".log")).string();
-    const std::vector<std::string> args =
-        run_arguments(request.program, base,
-                      {"--nproc", std::to_string(ranks), "--bucket-mb", fmt::format("{}", request.bucket_mb),
-                       "--dist-overlap", request.overlap ? "on" : "off", "--out", file, "--quiet"});
+    std::vector<std::string> extra = {
+        "--nproc",        std::to_string(ranks),          "--bucket-mb", fmt::format("{}", request.bucket_mb),
+        "--dist-overlap", request.overlap ? "on" : "off", "--out",       file,
+        "--quiet"};
+    if (!request.sharding.empty()) extra.insert(extra.end(), {"--sharding", request.sharding});
+    const std::vector<std::string> args = run_arguments(request.program, base, extra);
     const ChildOutcome run = run_child(args, log);
     if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
     const nlohmann::json measured = read_json_document(file);
@@ -216,25 +220,36 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
           {"measured_process_cv", rates.size() > 1 ? nlohmann::json(stddev_of(rates) / mean) : nlohmann::json()}};
 }
 
-// The sharded run `tbd run --nproc N --sharding S`, once: its rank 0's
-// memory peak and model state against the prediction's.
+// The sharded run `tbd run --nproc N --sharding S`: its rank 0's memory
+// peak and model state against the prediction's. `ran`: a check run of the
+// throughput prediction (it has the memory probe), read instead of running
+// one more; null: run it here.
 nlohmann::json check_sharded_memory(const PredictRequest& request, const RunOptions& base,
-                                    const nlohmann::json& prediction, const std::string& dir) {
-  const std::string name = fmt::format("nproc-{}-sharding-{}", request.nproc, request.sharding);
-  const std::string file = (fs::path(dir) / (name + ".json")).string();
-  const std::string log = (fs::path(dir) / (name + ".log")).string();
-  const std::vector<std::string> args =
-      run_arguments(request.program, base,
-                    {"--nproc", std::to_string(request.nproc), "--sharding", request.sharding, "--bucket-mb",
-                     fmt::format("{}", request.bucket_mb), "--probes", "time,memory", "--out", file, "--quiet"});
-  const ChildOutcome run = run_child(args, log);
-  if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
+                                    const nlohmann::json& prediction, const std::string& dir,
+                                    const nlohmann::json& ran) {
+  std::string file, command;
+  if (ran.is_object()) {
+    file = ran.at("runs").at(0).get<std::string>();
+    command = ran.at("command").get<std::string>();
+  } else {
+    const std::string sharding = to_string(sharding_of(request));
+    const std::string name = fmt::format("nproc-{}-sharding-{}", request.nproc, sharding);
+    file = (fs::path(dir) / (name + ".json")).string();
+    const std::string log = (fs::path(dir) / (name + ".log")).string();
+    const std::vector<std::string> args =
+        run_arguments(request.program, base,
+                      {"--nproc", std::to_string(request.nproc), "--sharding", sharding, "--bucket-mb",
+                       fmt::format("{}", request.bucket_mb), "--probes", "time,memory", "--out", file, "--quiet"});
+    const ChildOutcome run = run_child(args, log);
+    if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
+    command = command_line(args);
+  }
   const nlohmann::json measured = read_json_document(file);
   const auto& memory = measured.value("memory", nlohmann::json());
   if (!memory.is_object() || !memory.value("peak_bytes", nlohmann::json()).is_number())
     throw Error("the check run measured no memory peak (" + file + ")");
   const double peak = memory["peak_bytes"].get<double>();
-  nlohmann::json out = {{"command", command_line(args)},
+  nlohmann::json out = {{"command", command},
                         {"result", file},
                         {"measured_peak_bytes_per_rank", peak},
                         {"peak_error", relative_error(prediction["peak_bytes_per_rank"].get<double>(), peak)},
@@ -293,21 +308,59 @@ nlohmann::json check_memory(const PredictRequest& request, const RunOptions& bas
   return out;
 }
 
+// The plan's collective times from those measured among local ranks: every
+// size the step uses was measured; a missing one must not pass for free.
+void use_measured_collectives(DataParallelPlan& plan, const nlohmann::json& figures) {
+  if (plan.sharding == Sharding::none) {
+    std::map<double, double> measured;
+    for (const auto& m : figures.at("allreduce")) measured[m["bytes"].get<double>()] = m["seconds"].get<double>();
+    plan.allreduce_seconds = [measured](double bytes) {
+      const auto it = measured.find(bytes);
+      if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
+      return it->second;
+    };
+    const nlohmann::json& in_context = figures.at("in_context");
+    if (in_context["sparse_back_to_back_seconds"].is_number())
+      plan.sparse_allreduce_seconds = in_context["sparse_back_to_back_seconds"].get<double>();
+  } else {
+    std::map<std::pair<std::string, double>, double> measured;
+    for (const auto& m : figures.at("collectives"))
+      measured[{m.at("kind").get<std::string>(), m.at("bytes").get<double>()}] = m.at("seconds").get<double>();
+    plan.collective_seconds = [measured](const StepCollective& c) {
+      const auto it = measured.find({to_string(c.kind), c.bytes});
+      if (it == measured.end()) throw Error(fmt::format("no {} was measured for {} bytes", to_string(c.kind), c.bytes));
+      return it->second;
+    };
+  }
+  plan.communication_in_context_s = figures.at("in_context").at("seconds").get<double>();
+  plan.allreduce_source = fmt::format(
+      "{} among {} local ranks: each {} size timed alone (the replay), the whole communication measured in "
+      "context (the iteration's term)",
+      figures.at("backend").get<std::string>(), figures.at("ranks").get<int>(),
+      plan.sharding == Sharding::none ? "bucket's all-reduce" : "collective's");
+}
+
 nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json& base, const RunOptions& options,
                              const std::string& dir) {
   DataParallelPlan plan;
   plan.ranks = request.nproc;
   plan.overlap = request.overlap;
   plan.bucket_mb = request.bucket_mb;
-  replayable_phases(base);  // fails now, before any worker starts, without phases or a timeline
+  plan.sharding = sharding_of(request);
+  replayable_phases(base);              // fails now, before any worker starts, without phases or a timeline
+  if (plan.sharding != Sharding::none)  // fails now without what the sharded step needs
+    sharded_step(
+        base, replayable_phases(base),
+        {.ranks = plan.ranks, .sharding = plan.sharding, .bucket_mb = plan.bucket_mb, .overlap = plan.overlap});
   nlohmann::json figures;
   if (request.bus_gbps > 0) {
     const double bus = request.bus_gbps * 1e9, latency = request.latency_us * 1e-6;
-    plan.allreduce_seconds = [bus, latency, n = request.nproc](double bytes) {
-      return ring_allreduce_seconds(bytes, n, bus, latency);
+    const int n = request.nproc;
+    plan.allreduce_seconds = [bus, latency, n](double bytes) { return ring_allreduce_seconds(bytes, n, bus, latency); };
+    plan.collective_seconds = [bus, latency, n](const StepCollective& c) {
+      return ring_collective_seconds(c, n, bus, latency);
     };
-    plan.sparse_allreduce_seconds =
-        ring_sparse_allreduce_seconds(sparse_gradients_of(base), request.nproc, bus, latency);
+    plan.sparse_allreduce_seconds = ring_sparse_allreduce_seconds(sparse_gradients_of(base), n, bus, latency);
     plan.allreduce_source = fmt::format(
         "ring model, bus bandwidth {:g} GB/s, latency {:g} µs (given); "
         "one device per rank",
@@ -316,22 +369,7 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
     check_local_ranks_fit(request.nproc, options.device == "cpu");
     create_results_folder(dir, "--dir");
     figures = measure_allreduces_locally(request, dir);
-    std::map<double, double> measured;
-    for (const auto& m : figures["allreduce"]) measured[m["bytes"].get<double>()] = m["seconds"].get<double>();
-    plan.allreduce_seconds = [measured](double bytes) {
-      // Every bucket size was measured; a missing one must not pass for a free all-reduce.
-      const auto it = measured.find(bytes);
-      if (it == measured.end()) throw Error(fmt::format("no all-reduce was measured for {} bytes", bytes));
-      return it->second;
-    };
-    const nlohmann::json& in_context = figures.at("in_context");
-    if (in_context["sparse_back_to_back_seconds"].is_number())
-      plan.sparse_allreduce_seconds = in_context["sparse_back_to_back_seconds"].get<double>();
-    plan.communication_in_context_s = in_context.at("seconds").get<double>();
-    plan.allreduce_source = fmt::format(
-        "{} among {} local ranks: each bucket size's all-reduce timed alone (the replay), the whole "
-        "communication measured in context (the iteration's term)",
-        figures["backend"].get<std::string>(), request.nproc);
+    use_measured_collectives(plan, figures);
     const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
     plan.rank_phases = co.phases;
     plan.straggle_s = co.straggle_s;
@@ -377,8 +415,18 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
   // As each rank of the run: the stand-in computation's threads.
   if (options.threads > 0) at::set_num_threads(options.threads);
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
-  const StepSchedule schedule = step_schedule(base, replayable_phases(base), request.bucket_mb, request.overlap);
-  const nlohmann::json figures = measure_bucket_allreduces(*group, device, schedule, sparse_gradients_of(base));
+  const nlohmann::json phases = replayable_phases(base);
+  const Sharding sharding = sharding_of(request);
+  const nlohmann::json figures =
+      sharding == Sharding::none
+          ? measure_bucket_allreduces(*group, device, step_schedule(base, phases, request.bucket_mb, request.overlap),
+                                      sparse_gradients_of(base))
+          : measure_sharded_collectives(*group, device,
+                                        sharded_step(base, phases,
+                                                     {.ranks = group->size(),
+                                                      .sharding = sharding,
+                                                      .bucket_mb = request.bucket_mb,
+                                                      .overlap = request.overlap}));
   if (group->rank() == 0) write_json_atomically(into, figures);
   return 0;
 }
@@ -388,7 +436,7 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   const nlohmann::json base = read_base(request.base);
   const RunOptions options = configuration_of(base, request.base);
   const std::string& workload = options.workload;
-  const Sharding sharding = request.sharding.empty() ? Sharding::none : parse_sharding(request.sharding);
+  const Sharding sharding = sharding_of(request);
   if (request.nproc > 1) {
     const WorkloadInfo info = create_workload(workload)->info();
     check_data_parallel_supported(info, request.nproc);
@@ -400,16 +448,17 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
   if (request.check) create_results_folder(dir, "--dir");
 
   nlohmann::json predictions = nlohmann::json::array();
-  // The replicated run's throughput; a sharded run's is not predicted yet.
-  if (request.nproc > 1 && sharding == Sharding::none)
+  // The throughput of N ranks (replicated or sharded), then the memory per
+  // rank of a sharded run, whose check reads the throughput check's run.
+  nlohmann::json ran;
+  if (request.nproc > 1) {
     predictions.push_back(predict_ranks(request, base, options, dir));
+    const auto& check = predictions.back().value("check", nlohmann::json());
+    if (check.is_object() && check.contains("runs")) ran = check;
+  }
   if (!request.sharding.empty() || request.device_memory_bytes > 0) {
     nlohmann::json p = predict_sharded_memory(base, request.nproc, sharding, request.device_memory_bytes);
-    if (sharding != Sharding::none)
-      p["throughput"] = {{"not_available",
-                          "the time of the sharded collectives (all-gathers, reduce-scatters) is not replayed yet; "
-                          "--check measures the sharded run's throughput"}};
-    if (request.check) p["check"] = check_sharded_memory(request, options, p, dir);
+    if (request.check) p["check"] = check_sharded_memory(request, options, p, dir, ran);
     predictions.push_back(p);
   }
   if (!request.speedups.empty()) {
