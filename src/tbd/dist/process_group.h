@@ -56,10 +56,13 @@ class ProcessGroup {
   // all_gather_into_tensor): `input` holds size() equal slices; rank r's
   // `output` receives the sum over ranks of slice r. And the reverse: every
   // rank's `input` (one slice) lands at its rank's slice of `output`. Both
-  // tensors stay untouched by the caller until wait() returns. `on_done`
-  // (optional) runs when the collective completes where the backend can
-  // tell (NCCL: in wait()); Gloo's have no completion callback, so it never
-  // runs there: poll done(). The default refuses (a backend without them).
+  // tensors stay untouched by the caller until wait() returns; a
+  // reduce-scatter's `input` holds no meaningful values after it (Gloo sums
+  // it in place). `on_done` (optional) runs when the collective completes
+  // where the backend can tell (NCCL: in wait(); Gloo: its reduce-scatter,
+  // an all-reduce); Gloo's all-gather has no completion callback, so it
+  // never runs there: poll done(). The default refuses (a backend without
+  // them).
   virtual std::shared_ptr<PendingReduce> reduce_scatter_sum(torch::Tensor output, torch::Tensor input,
                                                             std::function<void()> on_done = nullptr);
   virtual std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input,

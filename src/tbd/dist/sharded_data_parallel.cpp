@@ -473,8 +473,8 @@ void ShardedDataParallel::wait(PendingReduce& pending) {
   pending.wait();
   const double end = seconds_now();
   history_.blocked_s += end - begin;
-  // Gloo's all-gathers and reduce-scatters report no completion: the
-  // first moment they are seen done stands for it (an upper bound).
+  // Gloo's all-gathers report no completion: the first moment they are
+  // seen done stands for it (an upper bound).
   for (auto& c : history_.collectives)
     if (c->pending.lock().get() == &pending) {
       if (c->done_s.load() < 0) c->done_s.store(end);

@@ -93,7 +93,7 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
     int64_t bytes = 0;  // nccl-tests' size: the whole buffer (all-gather's output, reduce-scatter's input)
     double launched_s = 0;
     // When it completed: the backend's callback, or the first moment tbd saw
-    // it done (Gloo's all-gathers and reduce-scatters: an upper bound); < 0: not seen.
+    // it done (Gloo's all-gathers: an upper bound); < 0: not seen.
     std::atomic<double> done_s{-1};
     std::optional<double> device_seconds;  // its own duration where the backend times it (NCCL), after its wait
     // Weak: a record must not keep the collective's buffers alive.

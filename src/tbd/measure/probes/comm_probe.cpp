@@ -91,9 +91,10 @@ void CommProbe::on_run_start(const RunContext& ctx) {
 }
 
 bool CommProbe::completion_unreported(const std::string& kind) const {
-  // Gloo's all-gather and reduce-scatter have no completion callback: their
-  // end is when tbd first sees them done, so their time is an upper bound.
-  return backend_ == "gloo" && kind != "all-reduce";
+  // Gloo's all-gather has no completion callback: its end is when tbd first
+  // sees it done, so its time is an upper bound. (tbd's Gloo reduce-scatter
+  // is an all-reduce, which has one: process_group.h.)
+  return backend_ == "gloo" && kind == "all-gather";
 }
 
 void CommProbe::sharded_iteration_end() {
