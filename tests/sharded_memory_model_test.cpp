@@ -13,6 +13,8 @@ namespace tbd {
 namespace {
 
 constexpr double kMiB = 1 << 20;
+// Buckets of 2 MiB: three of them (6 MiB) stay whole at the peak.
+constexpr double kBucket = 2 * kMiB;
 
 // A base whose peak falls in backward: 40 MiB of weights (10 Mi fp32
 // elements in two parameters), 20 MiB of gradients alive at the peak, 80
@@ -39,25 +41,29 @@ double state(const nlohmann::json& p, const char* part) {
 }
 
 TEST(ShardedMemoryModel, NoneIsTheBase) {
-  const auto p = predict_sharded_memory(base(), 4, Sharding::none, 0);
+  const auto p = predict_sharded_memory(base(), 4, Sharding::none, 0, kBucket);
   EXPECT_DOUBLE_EQ(peak(p), 240);
   EXPECT_DOUBLE_EQ(state(p, "total"), 40 + 40 + 80);  // every gradient: 10 Mi elements × 4 bytes
   EXPECT_FALSE(p.contains("fits"));
 }
 
 TEST(ShardedMemoryModel, EachStageDividesWhatZeroSays) {
-  const auto zero1 = predict_sharded_memory(base(), 4, Sharding::optimizer, 0);
+  const auto zero1 = predict_sharded_memory(base(), 4, Sharding::optimizer, 0, kBucket);
   EXPECT_DOUBLE_EQ(state(zero1, "optimizer_state"), 20);
   EXPECT_DOUBLE_EQ(state(zero1, "gradients"), 40);
   EXPECT_DOUBLE_EQ(peak(zero1), 240 - 60);
-  const auto zero2 = predict_sharded_memory(base(), 4, Sharding::gradients, 0);
+  const auto zero2 = predict_sharded_memory(base(), 4, Sharding::gradients, 0, kBucket);
   EXPECT_DOUBLE_EQ(state(zero2, "gradients"), 10);
-  EXPECT_DOUBLE_EQ(peak(zero2), 240 - 60 - 15);  // the 20 MiB alive at the peak shrink to 5
-  const auto zero3 = predict_sharded_memory(base(), 4, Sharding::full, 0);
+  // Of the 20 MiB alive at the peak, three 2 MiB buckets stay whole, the rest shrink to a quarter.
+  EXPECT_DOUBLE_EQ(peak(zero2), 240 - 60 - (20 - (6 + 14.0 / 4)));
+  // Buckets of 25 MiB: all 20 MiB may still be on the wire, nothing shrinks (a peak early in backward).
+  EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(base(), 4, Sharding::gradients, 0, 25 * kMiB)), 240 - 60);
+  const auto zero3 = predict_sharded_memory(base(), 4, Sharding::full, 0, kBucket);
   // The root's 16 MiB whole, the units' 24 MiB in quarters, two 12 MiB units gathered.
   EXPECT_DOUBLE_EQ(state(zero3, "weights"), 16 + 6);
   EXPECT_DOUBLE_EQ(zero3["gathered_bytes"].get<double>() / kMiB, 24);
-  EXPECT_DOUBLE_EQ(peak(zero3), 240 - 60 - 15 - 40 + 22 + 24);
+  // Its units (12 MiB) are its buckets: 20 MiB fit in three, whole.
+  EXPECT_DOUBLE_EQ(peak(zero3), 240 - 60 - 40 + 22 + 24);
   EXPECT_EQ(zero3["zero_stage"], 3);
   EXPECT_EQ(zero3["unit"], "tokens/s");
 }
@@ -65,11 +71,11 @@ TEST(ShardedMemoryModel, EachStageDividesWhatZeroSays) {
 TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {
   for (const Sharding s : {Sharding::optimizer, Sharding::gradients, Sharding::full}) {
     const long long device = static_cast<long long>(170 * kMiB);
-    const auto p = predict_sharded_memory(base(), 2, s, device);
+    const auto p = predict_sharded_memory(base(), 2, s, device, kBucket);
     ASSERT_TRUE(p.contains("fewest_ranks_that_fit"));
     int expected = 0;
     for (int n = 1; n <= 65536 && expected == 0; n *= 2)
-      if (peak(predict_sharded_memory(base(), n, s, 0)) * kMiB <= static_cast<double>(device)) expected = n;
+      if (peak(predict_sharded_memory(base(), n, s, 0, kBucket)) * kMiB <= static_cast<double>(device)) expected = n;
     if (expected == 0)
       EXPECT_TRUE(p["fewest_ranks_that_fit"].is_null()) << to_string(s);
     else
@@ -77,7 +83,7 @@ TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {
     EXPECT_EQ(p["fits"].get<bool>(), peak(p) * kMiB <= static_cast<double>(device));
   }
   // Activations alone (100 MiB) exceed a 90 MiB device at any number of ranks.
-  const auto never = predict_sharded_memory(base(), 2, Sharding::full, static_cast<long long>(90 * kMiB));
+  const auto never = predict_sharded_memory(base(), 2, Sharding::full, static_cast<long long>(90 * kMiB), kBucket);
   EXPECT_TRUE(never["fewest_ranks_that_fit"].is_null());
   EXPECT_FALSE(never["fits"].get<bool>());
 }
@@ -85,12 +91,12 @@ TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {
 TEST(ShardedMemoryModel, RefusesABaseThatLacksWhatItNeeds) {
   auto no_memory = base();
   no_memory.erase("memory");
-  EXPECT_THROW(predict_sharded_memory(no_memory, 2, Sharding::gradients, 0), Error);
+  EXPECT_THROW(predict_sharded_memory(no_memory, 2, Sharding::gradients, 0, kBucket), Error);
   auto no_units = base();
   no_units["model"].erase("wrapping_units");
-  EXPECT_NO_THROW(predict_sharded_memory(no_units, 2, Sharding::gradients, 0));
+  EXPECT_NO_THROW(predict_sharded_memory(no_units, 2, Sharding::gradients, 0, kBucket));
   try {
-    predict_sharded_memory(no_units, 2, Sharding::full, 0);
+    predict_sharded_memory(no_units, 2, Sharding::full, 0, kBucket);
     FAIL() << "a base without wrapping units predicted --sharding full";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("wrapping units"), std::string::npos) << e.what();

@@ -22,9 +22,10 @@ struct Base {
   double root_share = 1;    // trainable elements outside every wrapping unit ÷ all
   double largest_unit = 0;  // bytes
   long long units = 0;
+  double bucket_bytes = 0;  // --bucket-mb
 };
 
-Base read_base(const nlohmann::json& base, Sharding sharding) {
+Base read_base(const nlohmann::json& base, Sharding sharding, double bucket_bytes) {
   const auto& m = base.value("memory", nlohmann::json());
   if (!m.is_object() || !m.contains("breakdown") || !m.contains("peak_bytes") || !m["peak_bytes"].is_number())
     throw Error(
@@ -34,6 +35,7 @@ Base read_base(const nlohmann::json& base, Sharding sharding) {
   if (!g.is_object() || !g.contains("elements") || !g["elements"].is_array())
     throw Error("the base result has no gradients section: run it with the gradients probe (default --probes)");
   Base b;
+  b.bucket_bytes = bucket_bytes;
   const auto& at_peak = m["breakdown"];
   b.peak = m["peak_bytes"].get<double>();
   b.weights = at_peak.value("weights", 0.0);
@@ -74,19 +76,31 @@ ModelState sharded_state(const Base& b, int n, Sharding s) {
   return m;
 }
 
+// The gradients a rank holds at the base's peak. Sharded, those already
+// reduce-scattered are slices (1/N), but the buckets still on the wire or
+// being filled are whole: up to three of them (two reduce-scatters in
+// flight and one filling: sharded_data_parallel.h), a bucket being
+// --bucket-mb or, with full, a unit. At a peak early in backward (resnet50)
+// they are all the gradients there are, and nothing shrinks.
+double gradients_at_peak(const Base& b, int n, Sharding s) {
+  if (s != Sharding::gradients && s != Sharding::full) return b.gradients_at_peak;
+  const double bucket = s == Sharding::full ? std::max(b.bucket_bytes, b.largest_unit) : b.bucket_bytes;
+  const double whole = std::min(b.gradients_at_peak, 3 * bucket);
+  return whole + (b.gradients_at_peak - whole) / n;
+}
+
 double peak_per_rank(const Base& b, int n, Sharding s) {
   const ModelState m = sharded_state(b, n, s);
-  const bool sharded_gradients = s == Sharding::gradients || s == Sharding::full;
-  const double gradients_at_peak = sharded_gradients ? b.gradients_at_peak / n : b.gradients_at_peak;
+  const double gradients_at_peak = tbd::gradients_at_peak(b, n, s);
   return b.peak - b.weights - b.gradients_at_peak - b.optimizer_state + m.weights + m.gathered + gradients_at_peak +
          m.optimizer_state;
 }
 
 }  // namespace
 
-nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding,
-                                      long long device_bytes) {
-  const Base b = read_base(base, sharding);
+nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding, long long device_bytes,
+                                      double bucket_bytes) {
+  const Base b = read_base(base, sharding, bucket_bytes);
   const ModelState m = sharded_state(b, ranks, sharding);
   const double peak = peak_per_rank(b, ranks, sharding);
   nlohmann::json out = {
@@ -110,7 +124,8 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
        "ZeRO's model state per rank from the base's weights W, gradients G and optimizer state O: weights W "
        "(full: W_root + (W - W_root)/N + two units gathered), gradients G or G/N (gradients, full), optimizer "
        "state O/N (every strategy but none); peak per rank = the base's peak with its weights, gradients and "
-       "optimizer state at the peak replaced by their sharded sizes"}};
+       "optimizer state at the peak replaced by their sharded sizes (the gradients at the peak: up to three "
+       "buckets whole, the rest 1/N)"}};
   if (device_bytes > 0) {
     out["device_memory_bytes"] = device_bytes;
     out["fits"] = peak <= static_cast<double>(device_bytes);

@@ -12,7 +12,9 @@
 //   optimizer  O (none), O/N (others)
 //
 // The peak per rank is the base's peak with each of these three parts, as
-// the base held them at its peak, replaced by its sharded size.
+// the base held them at its peak, replaced by its sharded size; of the
+// gradients alive at the peak, up to three buckets stay whole (on the wire
+// or being filled: sharded_data_parallel.h's rate limit).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,8 @@ namespace tbd {
 // many bytes, and the fewest ranks (a power of two) at which it would.
 // Throws Error naming what the base lacks (a memory breakdown, a gradients
 // section; for full, the model's wrapping units).
-nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding, long long device_bytes);
+// `bucket_bytes`: --bucket-mb's bytes, the size of a gradient bucket.
+nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding, long long device_bytes,
+                                      double bucket_bytes);
 
 }  // namespace tbd

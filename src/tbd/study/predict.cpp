@@ -457,7 +457,8 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
     if (check.is_object() && check.contains("runs")) ran = check;
   }
   if (!request.sharding.empty() || request.device_memory_bytes > 0) {
-    nlohmann::json p = predict_sharded_memory(base, request.nproc, sharding, request.device_memory_bytes);
+    nlohmann::json p = predict_sharded_memory(base, request.nproc, sharding, request.device_memory_bytes,
+                                              request.bucket_mb * 1024 * 1024);
     if (request.check) p["check"] = check_sharded_memory(request, options, p, dir, ran);
     predictions.push_back(p);
   }
