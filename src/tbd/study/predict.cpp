@@ -334,10 +334,11 @@ void use_measured_collectives(DataParallelPlan& plan, const nlohmann::json& figu
   }
   plan.communication_in_context_s = figures.at("in_context").at("seconds").get<double>();
   plan.allreduce_source = fmt::format(
-      "{} among {} local ranks: each {} size timed alone (the replay), the whole communication measured in "
-      "context (the iteration's term)",
+      "{} among {} local ranks: {} timed alone (the replay), the whole communication measured in context (the "
+      "iteration's term)",
       figures.at("backend").get<std::string>(), figures.at("ranks").get<int>(),
-      plan.sharding == Sharding::none ? "bucket's all-reduce" : "collective's");
+      plan.sharding == Sharding::none ? "each bucket size's all-reduce"
+                                      : "each collective of the step (kind and size)");
 }
 
 nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json& base, const RunOptions& options,
