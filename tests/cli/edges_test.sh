@@ -98,6 +98,23 @@ rc=$?
 json_check "$WORK/scale.json" 'r["partial"] is True and [p["nproc"] for p in r["points"]] == [1] and r["points"][0]["result"]["partial"] is True'
 grep -q "internal error" "$WORK/scale.out" && fail "scale: internal error"
 
+# tbd predict --check stopped by SIGTERM while it measures: exit 143, the
+# measurement under way stopped (the signal reaches the child), nothing
+# after it started, no prediction file.
+"$TBD" run ncf --scale tiny --warmup 1 --iters 2 --repeat 1 --threads 1 --quiet --out "$WORK/pbase.json" ||
+  fail "the ncf base for predict exited $?"
+"$TBD" predict "$WORK/pbase.json" --nproc 2 --check --dir "$WORK/pstop" --out "$WORK/pstop.json" > "$WORK/pstop.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ -e "$WORK/pstop/co-located-0-of-2.log" ] && break; sleep 0.05; done
+kill -TERM $pid
+timeout 60 tail --pid=$pid -f /dev/null
+wait $pid
+rc=$?
+[ "$rc" -eq 143 ] || fail "predict --check after SIGTERM: exit $rc, expected 143: $(cat "$WORK/pstop.out")"
+[ ! -e "$WORK/pstop.json" ] || fail "predict --check stopped by SIGTERM wrote a prediction"
+grep -q "SIGTERM" "$WORK/pstop.out" || fail "predict --check after SIGTERM does not say so: $(cat "$WORK/pstop.out")"
+[ ! -e "$WORK/pstop/nproc-2.log" ] || fail "predict --check started its check run after SIGTERM"
+
 # A sweep's index is written after every point: SIGKILL during the second
 # run still leaves sweep.json naming the first (it was written only at the end).
 "$TBD" sweep ncf --batch-sizes 2,4 --scale tiny --warmup 0 --iters 1 --repeat 1 --min-time 2 --threads 1 \

@@ -113,6 +113,15 @@ Sharding sharding_of(const PredictRequest& request) {
   return request.sharding.empty() ? Sharding::none : parse_sharding(request.sharding);
 }
 
+// SIGINT or SIGTERM stops the measurements: what is left is not started
+// (the signal is forwarded to a child already running: child_run.h), and
+// the command exits 130 or 143 without a prediction file.
+void stop_if_interrupted(const std::string& before) {
+  if (interrupt_requested())
+    throw Error(std::string("stopped by ") + signal_name(interrupt_signal()) + " before " + before +
+                "; no prediction written");
+}
+
 // The all-reduce of each bucket size among `request.nproc` local workers of
 // this command (run_predict_worker in each).
 nlohmann::json measure_allreduces_locally(const PredictRequest& request, const std::string& dir) {
@@ -195,6 +204,7 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
         "--quiet"};
     if (!request.sharding.empty()) extra.insert(extra.end(), {"--sharding", request.sharding});
     const std::vector<std::string> args = run_arguments(request.program, base, extra);
+    stop_if_interrupted("the check run " + file);
     const ChildOutcome run = run_child(args, log);
     if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
     const nlohmann::json measured = read_json_document(file);
@@ -240,6 +250,7 @@ nlohmann::json check_sharded_memory(const PredictRequest& request, const RunOpti
         run_arguments(request.program, base,
                       {"--nproc", std::to_string(request.nproc), "--sharding", sharding, "--bucket-mb",
                        fmt::format("{}", request.bucket_mb), "--probes", "time,memory", "--out", file, "--quiet"});
+    stop_if_interrupted("the check run " + file);
     const ChildOutcome run = run_child(args, log);
     if (!run.ok()) throw Error("the check run failed: " + run.error + " (log: " + log + ")");
     command = command_line(args);
@@ -289,6 +300,7 @@ nlohmann::json check_memory(const PredictRequest& request, const RunOptions& bas
                                  "--out", sweep.out});
   sweep.command = command_line(command);
   std::ofstream log(fs::path(dir) / "sweep.log");
+  stop_if_interrupted("the check sweep");
   const nlohmann::json points = run_sweep(sweep, log).document.at("points");
   long long first_oom = 0;
   for (const auto& p : points)
@@ -369,8 +381,10 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
   } else {
     check_local_ranks_fit(request.nproc, options.device == "cpu");
     create_results_folder(dir, "--dir");
+    stop_if_interrupted("measuring the collectives among local ranks");
     figures = measure_allreduces_locally(request, dir);
     use_measured_collectives(plan, figures);
+    stop_if_interrupted("running the co-located copies of the base");
     const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
     plan.rank_phases = co.phases;
     plan.straggle_s = co.straggle_s;
