@@ -122,6 +122,12 @@ TEST(ShardedStep, FullShardingNeedsEachParametersUnit) {
   EXPECT_THROW(sharded_step(base, base["phases"], {.sharding = Sharding::full}), Error);
   base["model"]["wrapping_units"] = {{"count", 2}, {"parameter_units", {0, 1}}};  // two of four parameters
   EXPECT_THROW(sharded_step(base, base["phases"], {.sharding = Sharding::full}), Error);
+  // A unit number outside -1 .. count − 1 (a damaged file) is refused, not
+  // taken as the size of the unit table.
+  for (const int bad : {2, 1000000000, -2}) {
+    base["model"]["wrapping_units"] = {{"count", 2}, {"parameter_units", {-1, 0, bad, -1}}};
+    EXPECT_THROW(sharded_step(base, base["phases"], {.sharding = Sharding::full}), Error) << bad;
+  }
   // ZeRO-1 and ZeRO-2 do not need them.
   EXPECT_NO_THROW(sharded_step(base, base["phases"], {.sharding = Sharding::gradients}));
 }

@@ -22,6 +22,21 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point begin) { return std::chrono::duration<double>(Clock::now() - begin).count(); }
 
+// One collective alone among the ranks: the median of five (after two to
+// warm up), each started after a barrier and awaited, device included.
+double median_alone(ProcessGroup& group, c10::Device device,
+                    const std::function<std::shared_ptr<PendingReduce>()>& launch) {
+  std::vector<double> seconds;
+  for (int rep = 0; rep < 7; ++rep) {
+    group.barrier();
+    const auto begin = Clock::now();
+    launch()->wait();
+    synchronize(device);
+    if (rep >= 2) seconds.push_back(seconds_since(begin));
+  }
+  return percentile(seconds, 0.5);
+}
+
 // A gradient as an embedding table's backward makes it: `entries` looked-up
 // rows (repeats included, not coalesced), a value row each.
 torch::Tensor sparse_gradient(const SparseGradient& s, c10::Device device) {
@@ -236,15 +251,8 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
   for (double bytes : sizes) {
     auto flat = torch::ones({std::max<int64_t>(1, static_cast<int64_t>(bytes / 4))},
                             torch::TensorOptions().dtype(torch::kFloat).device(device));
-    std::vector<double> seconds;
-    for (int rep = 0; rep < 7; ++rep) {  // two to warm up, five timed
-      group.barrier();
-      const auto begin = Clock::now();
-      group.allreduce_sum(flat, [] {})->wait();
-      synchronize(device);
-      if (rep >= 2) seconds.push_back(seconds_since(begin));
-    }
-    allreduce.push_back({{"bytes", bytes}, {"seconds", percentile(seconds, 0.5)}});
+    const double seconds = median_alone(group, device, [&] { return group.allreduce_sum(flat, [] {}); });
+    allreduce.push_back({{"bytes", bytes}, {"seconds", seconds}});
   }
   const nlohmann::json in_context = communication_in_context(group, device, schedule, sparse);
   if (group.rank() != 0) return nlohmann::json();
@@ -264,15 +272,8 @@ nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device devi
   for (size_t i = 0; i < step.collectives.size(); ++i) {
     const auto& c = step.collectives[i];
     if (!timed.insert({c.kind, c.bytes}).second) continue;
-    std::vector<double> seconds;
-    for (int rep = 0; rep < 7; ++rep) {  // two to warm up, five timed
-      group.barrier();
-      const auto begin = Clock::now();
-      buffers[i].launch(group)->wait();
-      synchronize(device);
-      if (rep >= 2) seconds.push_back(seconds_since(begin));
-    }
-    alone.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"seconds", percentile(seconds, 0.5)}});
+    const double seconds = median_alone(group, device, [&] { return buffers[i].launch(group); });
+    alone.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"seconds", seconds}});
   }
   // The step's program on the stand-in: its computation, and with the
   // communication its launches and waits.

@@ -210,12 +210,12 @@ Communication replay_sharded(const nlohmann::json& base, const nlohmann::json& r
   Communication c{.exposed = replay.exposed_s, .busy = replay.busy_s};
   if (plan.copy_bytes_per_s > 0) c.copies = step.copied_bytes / plan.copy_bytes_per_s;
   c.detail = nlohmann::json::object();
-  for (const auto& collective : step.collectives) {
-    auto& kind = c.detail[to_string(collective.kind)];
+  for (size_t i = 0; i < step.collectives.size(); ++i) {
+    auto& kind = c.detail[to_string(step.collectives[i].kind)];
     if (kind.is_null()) kind = {{"per_iteration", 0}, {"bytes_per_iteration", 0.0}, {"busy_ms", 0.0}};
     kind["per_iteration"] = kind["per_iteration"].get<int>() + 1;
-    kind["bytes_per_iteration"] = kind["bytes_per_iteration"].get<double>() + collective.bytes;
-    kind["busy_ms"] = kind["busy_ms"].get<double>() + 1e3 * plan.collective_seconds(collective);
+    kind["bytes_per_iteration"] = kind["bytes_per_iteration"].get<double>() + step.collectives[i].bytes;
+    kind["busy_ms"] = kind["busy_ms"].get<double>() + 1e3 * replay.seconds[i];
   }
   return c;
 }

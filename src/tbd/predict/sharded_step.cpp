@@ -73,6 +73,14 @@ std::vector<int> parameter_units(const nlohmann::json& base, size_t parameters) 
         "the base result does not record which wrapping unit each parameter belongs to "
         "(model.wrapping_units.parameter_units), which the replay of --sharding full needs: rerun the base with "
         "this tbd");
+  // Units are numbered 0 .. count − 1 in forward order; -1 is the root.
+  const auto count = units.value("count", nlohmann::json());
+  for (const auto& u : of)
+    if (!u.is_number_integer() || !count.is_number_integer() || u.get<long long>() < -1 ||
+        u.get<long long>() >= count.get<long long>())
+      throw Error("the base result's model.wrapping_units.parameter_units holds " + u.dump() +
+                  ", not a unit number from -1 (outside every unit) to count − 1 (count: " + count.dump() +
+                  "): the file was changed by hand or is damaged; rerun the base");
   return of.get<std::vector<int>>();
 }
 
@@ -283,12 +291,13 @@ ShardedStep sharded_step(const nlohmann::json& base, const nlohmann::json& phase
 
 StepReplay replay_step(const ShardedStep& step, const std::function<double(const StepCollective&)>& seconds) {
   StepReplay out;
+  out.seconds.assign(step.collectives.size(), 0);
   std::vector<double> end(step.collectives.size(), 0);
   double clock = 0, channel_free = 0;
   for (const auto& a : step.actions) switch (a.type) {
       case StepAction::Type::compute: clock += a.seconds; break;
       case StepAction::Type::launch: {
-        const double took = seconds(step.collectives[a.collective]);
+        const double took = out.seconds[a.collective] = seconds(step.collectives[a.collective]);
         channel_free = end[a.collective] = std::max(clock, channel_free) + took;
         out.busy_s += took;
         break;

@@ -81,8 +81,9 @@ struct ShardedStepPlan {
 ShardedStep sharded_step(const nlohmann::json& base, const nlohmann::json& phases, const ShardedStepPlan& plan);
 
 struct StepReplay {
-  double exposed_s = 0;  // what the waits add to the computation
-  double busy_s = 0;     // Σ collective times
+  double exposed_s = 0;         // what the waits add to the computation
+  double busy_s = 0;            // Σ collective times
+  std::vector<double> seconds;  // each collective's time, as ShardedStep::collectives
 };
 StepReplay replay_step(const ShardedStep& step, const std::function<double(const StepCollective&)>& seconds);
 
