@@ -63,13 +63,13 @@ TEST(DataShards, MovieLensRanksTakeInterleavedBatches) {
 }
 
 TEST(DataShards, TokenWindowsRanksTakeInterleavedBatches) {
-  auto tokens = std::make_shared<const std::vector<int32_t>>([] {
-    std::vector<int32_t> t(500);
-    for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<int32_t>(i % 256);
-    return t;
-  }());
-  TokenWindows single(tokens, 2, 16, 5, 1, "mem");
-  TokenWindows rank0(tokens, 2, 16, 5, 1, "mem", Shard{0, 2}), rank1(tokens, 2, 16, 5, 1, "mem", Shard{1, 2});
+  TempDir dir;
+  std::vector<uint8_t> bytes(500);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>('a' + i % 26);
+  testing::write_bytes(dir / "text.txt", bytes);
+  const auto text = std::make_shared<const ByteText>(dir / "text.txt", 256);
+  TokenWindows single(text, 2, 16, 5, 1);
+  TokenWindows rank0(text, 2, 16, 5, 1, Shard{0, 2}), rank1(text, 2, 16, 5, 1, Shard{1, 2});
   for (int k = 0; k < 3; ++k) {
     const auto a = rank0.next(), b = rank1.next();
     EXPECT_TRUE(torch::equal(a.inputs, single.next().inputs)) << "rank 0, batch " << k;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <algorithm>
 
 #include <cmath>
 
@@ -98,39 +100,54 @@ TEST(Gpt, UndecayedParametersAreBiasesAndNorms) {
   EXPECT_EQ(matrices + vectors, gpt_parameters(512, 32, 2, 32));
 }
 
+namespace {
+
+// Every token of the stream, read through ByteText::read from each start.
+std::vector<int32_t> all_tokens(const ByteText& text) {
+  std::vector<int64_t> tokens(static_cast<size_t>(text.size()));
+  text.read(0, text.size(), tokens.data());
+  for (int64_t start = 1; start < text.size(); ++start) {  // reads that begin mid-stream agree
+    int64_t tail[2] = {-1, -1};
+    const int64_t n = std::min<int64_t>(2, text.size() - start);
+    text.read(start, n, tail);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(tail[i], tokens[static_cast<size_t>(start + i)]) << start;
+  }
+  return {tokens.begin(), tokens.end()};
+}
+
+}  // namespace
+
 TEST(ByteText, ReadsFilesAsBytesWithEndOfText) {
   TempDir dir;
   std::string text = "h\xC3\xA9llo\n";  // "héllo": é is two bytes
   testing::write_bytes(dir / "docs/a.txt", std::vector<uint8_t>(text.begin(), text.end()));
   testing::write_bytes(dir / "docs/b.txt", {'o', 'k'});
   testing::write_bytes(dir / "docs/.hidden", {0xFF});
-  const auto tokens = read_byte_tokens(dir / "docs", 511);
+  const ByteText docs(dir / "docs", 511);
   const std::vector<int32_t> expected = {'h', 0xC3, 0xA9, 'l', 'l', 'o', '\n', 511, 'o', 'k', 511};
-  EXPECT_EQ(tokens, expected);
-  EXPECT_EQ(read_byte_tokens(dir / "docs/b.txt", 9), (std::vector<int32_t>{'o', 'k', 9}));
+  EXPECT_EQ(docs.size(), 11);
+  EXPECT_EQ(all_tokens(docs), expected);
+  EXPECT_EQ(all_tokens(ByteText(dir / "docs/b.txt", 9)), (std::vector<int32_t>{'o', 'k', 9}));
 }
 
 TEST(ByteText, RejectsBadFilesNamingFileAndLine) {
   TempDir dir;
   testing::write_bytes(dir / "bad.txt", {'a', '\n', 'b', '\n', 'c', 0xC3, '\n'});  // truncated 2-byte sequence
-  EXPECT_NE(error_of<Error>([&] { read_byte_tokens(dir / "bad.txt", 511); }).find("bad.txt:3: invalid UTF-8"),
+  EXPECT_NE(error_of<Error>([&] { ByteText(dir / "bad.txt", 511); }).find("bad.txt:3: invalid UTF-8"),
             std::string::npos);
   testing::write_bytes(dir / "empty.txt", {});
-  EXPECT_NE(error_of<Error>([&] { read_byte_tokens(dir / "empty.txt", 511); }).find("empty.txt: the file is empty"),
+  EXPECT_NE(error_of<Error>([&] { ByteText(dir / "empty.txt", 511); }).find("empty.txt: the file is empty"),
             std::string::npos);
-  EXPECT_NE(error_of<UsageError>([&] { read_byte_tokens(dir / "missing", 511); }).find("no such file"),
-            std::string::npos);
+  EXPECT_NE(error_of<UsageError>([&] { ByteText(dir / "missing", 511); }).find("no such file"), std::string::npos);
   testing::write_bytes(dir / "short.txt", {'a', 'b'});
-  auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(dir / "short.txt", 511));
-  EXPECT_NE(error_of<Error>([&] {
-              TokenWindows(tokens, 2, 32, 1, 1, dir / "short.txt");
-            }).find("fewer than one window of 33"),
+  auto text = std::make_shared<const ByteText>(dir / "short.txt", 511);
+  EXPECT_NE(error_of<Error>([&] { TokenWindows(text, 2, 32, 1, 1); }).find("fewer than one window of 33"),
             std::string::npos);
 }
 
 TEST(ByteText, DevicesAndSymlinkLoopsAreNamedForWhatTheyAre) {
   // /dev/null exists: "no such file" would send the user looking for a typo.
-  std::string e = error_of<UsageError>([] { read_byte_tokens("/dev/null", 511); });
+  std::string e = error_of<UsageError>([] { ByteText("/dev/null", 511); });
   EXPECT_NE(e.find("--data /dev/null: not a regular file (a device, pipe or socket)"), std::string::npos) << e;
   EXPECT_EQ(e.find("no such file"), std::string::npos) << e;
   TempDir dir;
@@ -138,7 +155,7 @@ TEST(ByteText, DevicesAndSymlinkLoopsAreNamedForWhatTheyAre) {
   const std::string loop = dir / "docs/loop.txt";
   ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
   for (const std::string& path : {dir / "docs", loop}) {
-    e = error_of<Error>([&] { read_byte_tokens(path, 511); });
+    e = error_of<Error>([&] { ByteText(path, 511); });
     EXPECT_NE(e.find(loop + ": a loop of symbolic links"), std::string::npos) << e;
   }
 }

@@ -9,8 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = tbd::fuzz::write_scratch("corpus.txt", tbd::fuzz::as_text(data, size));
   tbd::fuzz::expect_value_or_error([&] {
-    auto tokens = std::make_shared<const std::vector<int32_t>>(tbd::read_byte_tokens(path, 256));
-    tbd::TokenWindows windows(tokens, 2, 4, 1, 1, path);
+    tbd::TokenWindows windows(std::make_shared<const tbd::ByteText>(path, 256), 2, 4, 1, 1);
     windows.next();
   });
   return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <string_view>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
@@ -43,60 +44,66 @@ std::vector<std::string> document_files(const std::string& path) {
   return files;
 }
 
-// The tokens, if they hold at least one window of context+1.
-std::shared_ptr<const std::vector<int32_t>> checked(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t context,
-                                                    const std::string& source) {
-  if (static_cast<int64_t>(tokens->size()) < context + 1)
-    throw Error(source + ": " + std::to_string(tokens->size()) +
-                " tokens (bytes and end-of-text marks), "
-                "fewer than one window of " +
-                std::to_string(context + 1) + "; give more text");
-  return tokens;
-}
-
 }  // namespace
 
-std::vector<int32_t> read_byte_tokens(const std::string& path, int32_t end_of_text) {
-  std::vector<int32_t> tokens;
+ByteText::ByteText(const std::string& path, int32_t end_of_text) : path_(path), end_of_text_(end_of_text) {
   for (const auto& file : document_files(path)) {
-    const std::string text = read_whole_file(file);
-    if (text.empty()) throw Error(file + ": the file is empty; expected plain text");
+    MappedFile mapped(file);
+    if (mapped.size() == 0) throw Error(file + ": the file is empty; expected plain text");
+    const std::string_view text(reinterpret_cast<const char*>(mapped.data()), mapped.size());
     const size_t bad = find_invalid_utf8(text);
     if (bad != std::string::npos) {
       const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
       throw Error(file + ":" + std::to_string(line) + ": invalid UTF-8 (byte " + std::to_string(bad + 1) +
                   " of the file); expected plain UTF-8 text");
     }
-    for (unsigned char c : text) tokens.push_back(c);
-    tokens.push_back(end_of_text);
+    starts_.push_back(size_);
+    size_ += static_cast<int64_t>(mapped.size()) + 1;  // its bytes and the end-of-text mark
+    files_.push_back(std::move(mapped));
   }
-  return tokens;
 }
 
-TokenWindows::TokenWindows(std::shared_ptr<const std::vector<int32_t>> tokens, int64_t batch_size, int64_t context,
-                           uint64_t seed, int workers, const std::string& source, Shard shard)
-    : tokens_(checked(std::move(tokens), context, source)),
+void ByteText::read(int64_t start, int64_t n, int64_t* out) const {
+  // The file holding `start`: the last one starting at or before it.
+  auto f = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), start) - starts_.begin() - 1);
+  int64_t offset = start - starts_[f];
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& file = files_[f];
+    if (offset < static_cast<int64_t>(file.size())) {
+      out[i] = file.data()[offset++];
+    } else {  // past the file's last byte: its end-of-text mark, then the next file
+      out[i] = end_of_text_;
+      ++f;
+      offset = 0;
+    }
+  }
+}
+
+TokenWindows::TokenWindows(std::shared_ptr<const ByteText> text, int64_t batch_size, int64_t context, uint64_t seed,
+                           int workers, Shard shard)
+    : text_(std::move(text)),
       batch_size_(batch_size),
       context_(context),
       seed_(seed),
-      prefetcher_([this, shard](int64_t k) { return make(shard.global_batch(k)); }, workers, 2 * workers) {}
+      prefetcher_([this, shard](int64_t k) { return make(shard.global_batch(k)); }, workers, 2 * workers) {
+  if (text_->size() < context + 1)
+    throw Error(text_->path() + ": " + std::to_string(text_->size()) +
+                " tokens (bytes and end-of-text marks), "
+                "fewer than one window of " +
+                std::to_string(context + 1) + "; give more text");
+}
 
 TokenBatch TokenWindows::make(int64_t k) const {
-  const auto n = static_cast<int64_t>(tokens_->size());
-  TokenBatch batch;
-  batch.inputs = torch::empty({batch_size_, context_}, torch::kInt64);
-  batch.targets = torch::empty({batch_size_, context_}, torch::kInt64);
+  const int64_t n = text_->size();
   std::mt19937_64 rng(derive_seed(seed_, static_cast<uint64_t>(k)));
   std::uniform_int_distribution<int64_t> offset(0, n - context_ - 1);
-  auto in = batch.inputs.accessor<int64_t, 2>();
-  auto out = batch.targets.accessor<int64_t, 2>();
-  for (int64_t r = 0; r < batch_size_; ++r) {
-    const int64_t o = offset(rng);
-    for (int64_t j = 0; j < context_; ++j) {
-      in[r][j] = (*tokens_)[static_cast<size_t>(o + j)];
-      out[r][j] = (*tokens_)[static_cast<size_t>(o + j + 1)];
-    }
-  }
+  // Row r holds window r's T + 1 tokens; inputs are its first T, targets its last T.
+  auto windows = torch::empty({batch_size_, context_ + 1}, torch::kInt64);
+  auto* w = windows.data_ptr<int64_t>();
+  for (int64_t r = 0; r < batch_size_; ++r) text_->read(offset(rng), context_ + 1, w + r * (context_ + 1));
+  TokenBatch batch;
+  batch.inputs = windows.narrow(1, 0, context_).contiguous();
+  batch.targets = windows.narrow(1, 1, context_).contiguous();
   return batch;
 }
 

@@ -78,10 +78,10 @@ class GptWorkload final : public Recipe<nn::Gpt> {
       batches_ = read_dataset<TokenFileWindows>(device, std::move(stream), batch_size_, config_.context, options.seed,
                                                 options.data_workers, shard);
     } else if (!options.data_path.empty()) {
-      auto tokens = std::make_shared<const std::vector<int32_t>>(read_byte_tokens(options.data_path, end_of_text));
+      auto text = std::make_shared<const ByteText>(options.data_path, end_of_text);
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ = read_dataset<TokenWindows>(device, tokens, batch_size_, config_.context, options.seed,
-                                            options.data_workers, options.data_path, shard);
+      batches_ = read_dataset<TokenWindows>(device, std::move(text), batch_size_, config_.context, options.seed,
+                                            options.data_workers, shard);
       data_description_ = options.data_path + " (byte tokens)";
     } else {
       batches_ = BatchSource(zipf_token_pool(derive_seed(options.data_seed(), 0x69f7), config_.vocabulary, batch_size_,
