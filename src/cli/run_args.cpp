@@ -63,28 +63,6 @@ void declare_run_options(CLI::App& cmd, RunArgs& a) {
   refuse_empty(cmd.add_option("--csv", a.csv, "Append one CSV row for the run to this file (header when new)"));
 }
 
-namespace {
-
-// Throws UsageError when two of `outputs` ({flag, path}; "" not given) are one
-// file: the later write would replace the result, or append to it.
-void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
-  const auto same_file = [](const std::string& a, const std::string& b) {
-    std::error_code ec;
-    // Absolute first: weakly_canonical leaves a relative name relative when its first part does not exist.
-    const auto norm = [&ec](const std::string& p) {
-      return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
-    };
-    return norm(a) == norm(b);
-  };
-  for (size_t i = 0; i < outputs.size(); ++i)
-    for (size_t j = i + 1; j < outputs.size(); ++j)
-      if (!outputs[i].second.empty() && !outputs[j].second.empty() && same_file(outputs[i].second, outputs[j].second))
-        throw UsageError(outputs[i].first + " and " + outputs[j].first + " both name " + outputs[j].second +
-                         ", so one would overwrite the other; give each output its own file");
-}
-
-}  // namespace
-
 RunOptions resolve(const RunArgs& args) {
   RunOptions o;
   o.workload = args.workload;

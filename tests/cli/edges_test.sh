@@ -56,6 +56,25 @@ for other in --trace --csv --mllog; do
 done
 expect_usage "--mllog and --csv both name" -- run ncf "${tiny[@]}" --mllog "$WORK/log" --csv "$WORK/./log"
 [ ! -e "$WORK/same.json" ] && [ ! -e "$WORK/log" ] || fail "a refused run wrote a file"
+# A study passes its --mllog and --csv to every run: refused before the first one.
+expect_usage "--mllog and --csv both name" -- sweep ncf --batch-sizes 2 --scale tiny --out "$WORK/sw2" \
+  --mllog "$WORK/log" --csv "$WORK/log"
+expect_usage "--mllog and --csv both name" -- suite --workloads ncf --scale tiny --out "$WORK/su2" \
+  --mllog "$WORK/log" --csv "$WORK/../$(basename "$WORK")/log"
+[ ! -e "$WORK/sw2" ] && [ ! -e "$WORK/su2" ] && [ ! -e "$WORK/log" ] || fail "a refused study wrote a folder or log"
+
+# --- a text corpus larger than the memory a run may use ---
+# gpt's --data text is mapped, not copied: 256 MiB of text under a 600 MB
+# limit on private memory (RLIMIT_DATA; file mappings read-only do not count)
+# trains. Read into tokens (four bytes per byte) it needed over 1 GiB and
+# ended with "out of host memory", blaming the batch size.
+head -c 268435456 /dev/zero | tr '\0' 'a' >"$WORK/big.txt"
+(
+  ulimit -d 600000
+  "$TBD" run gpt "${tiny[@]}" --data "$WORK/big.txt" --out "$WORK/big.json"
+) >"$WORK/big.log" 2>&1 || fail "gpt on a 256 MiB text under a 600 MB data limit: $(tail -3 "$WORK/big.log")"
+json_check "$WORK/big.json" '"big.txt" in r["workload"]["configuration"]["data"]'
+rm -f "$WORK/big.txt"
 
 # --- unknown options and --for ---
 expect_usage "unknown option '--bogus'" -- --bogus

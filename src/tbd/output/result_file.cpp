@@ -30,6 +30,22 @@ void check_output_path(const std::string& path) {
     throw UsageError("--out " + path + ": folder " + dir.string() + " is not writable");
 }
 
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const auto same_file = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    // Absolute first: weakly_canonical leaves a relative name relative when its first part does not exist.
+    const auto norm = [&ec](const std::string& p) {
+      return std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+    };
+    return norm(a) == norm(b);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t j = i + 1; j < outputs.size(); ++j)
+      if (!outputs[i].second.empty() && !outputs[j].second.empty() && same_file(outputs[i].second, outputs[j].second))
+        throw UsageError(outputs[i].first + " and " + outputs[j].first + " both name " + outputs[j].second +
+                         ", so one would overwrite the other; give each output its own file");
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   const AbandonDeferred whole_file_or_none;  // a third Ctrl-C ends the process after the rename
   const std::string tmp = path + ".tmp." + std::to_string(getpid());

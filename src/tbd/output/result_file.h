@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -12,6 +14,11 @@ namespace tbd {
 // the folder must exist and be writable, and the path must not be a folder.
 // Throws UsageError.
 void check_output_path(const std::string& path);
+
+// Throws UsageError when two of `outputs` ({flag, path}; "" = not given) name
+// one file (after resolving ".", ".." and links): the later write would
+// replace the earlier output, or append to it.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // Throws Error when the file cannot be written (naming the cause: "No space
 // left on device"); the target is then untouched and the temporary removed.

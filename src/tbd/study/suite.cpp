@@ -159,6 +159,7 @@ std::string suite_summary(const std::string& preset, const nlohmann::json& runs,
 StudyOutcome run_suite(const SuiteRequest& request, std::ostream& human) {
   if (!request.mllog.empty()) check_log_path(request.mllog, "--mllog");
   if (!request.csv.empty()) check_log_path(request.csv, "--csv");
+  check_distinct_outputs({{"--mllog", request.mllog}, {"--csv", request.csv}});  // every run appends to both
   const std::string dir = request.out.empty() ? "suite-" + request.preset : request.out;
   check_results_folder(dir, "tbd suite");
   create_results_folder(dir, "--out");

@@ -191,6 +191,7 @@ StudyOutcome run_sweep(const SweepRequest& request, std::ostream& human) {
   const std::vector<std::string> run_options = sweep_run_options(request.run, limit);
   if (!request.mllog.empty()) check_log_path(request.mllog, "--mllog");
   if (!request.csv.empty()) check_log_path(request.csv, "--csv");
+  check_distinct_outputs({{"--mllog", request.mllog}, {"--csv", request.csv}});  // every run appends to both
   const std::string dir = request.out.empty() ? "sweep-" + workload : request.out;
   check_results_folder(dir, "tbd sweep");
   create_results_folder(dir, "--out");
