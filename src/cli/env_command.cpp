@@ -100,6 +100,7 @@ Command add_env_command(CLI::App& app) {
             std::cout << fmt::format("libtorch     {} (intra-op threads {}, inter-op {})\n",
                                      env["libtorch"]["version"].get<std::string>(),
                                      env["threads"]["intra_op"].get<int>(), env["threads"]["inter_op"].get<int>());
+            std::cout << fmt::format("  from       {}\n", env["libtorch"].value("source", "not recorded"));
             std::cout << fmt::format(
                 "cuda         {}\n",
                 acc["cuda_available"].get<bool>()

@@ -17,6 +17,7 @@
 #include "tbd/measure/machine/cuda_device_info.h"
 
 #include "git_revision.h"
+#include "torch_source.h"
 
 namespace tbd {
 namespace {
@@ -118,11 +119,9 @@ nlohmann::json capture_environment() {
   env["memory"] = memory_info();
   env["os"] = os_info();
   env["compiler"] = std::string("g++ ") + __VERSION__;
-  env["libtorch"] = {{"version", TORCH_VERSION},
-                     {"build_config", at::show_config()},
-                     {"parallel", at::get_parallel_info()},
-                     {"mkldnn", at::hasMKLDNN()},
-                     {"mkl", at::hasMKL()},
+  env["libtorch"] = {{"version", TORCH_VERSION},          {"source", TBD_TORCH_SOURCE},
+                     {"build_config", at::show_config()}, {"parallel", at::get_parallel_info()},
+                     {"mkldnn", at::hasMKLDNN()},         {"mkl", at::hasMKL()},
                      {"openmp", at::hasOpenMP()}};
   env["threads"] = {{"intra_op", at::get_num_threads()}, {"inter_op", at::get_num_interop_threads()}};
   env["accelerator"] = accelerator_info();
