@@ -49,8 +49,8 @@ Capacity device_capacity(const RunOptions& o, const std::string& given) {
 
 std::string both_units(double bytes) {
   // GiB as the rest of tbd prints memory; GB as datasheets and papers do.
-  if (bytes < 1e9) return format_bytes(static_cast<long long>(bytes));
-  return fmt::format("{} ({:.1f} GB)", format_bytes(static_cast<long long>(bytes)), bytes / 1e9);
+  if (bytes < 1e9) return format_bytes(bytes);
+  return fmt::format("{} ({:.1f} GB)", format_bytes(bytes), bytes / 1e9);
 }
 
 }  // namespace

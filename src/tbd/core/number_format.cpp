@@ -11,13 +11,12 @@ std::string format_ms(double s) { return std::isfinite(s) ? fmt::format("{:.4g} 
 std::string format_percent(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", 100 * v) : "-"; }
 std::string format_signed_percent(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", 100 * v) : "-"; }
 
-std::string format_bytes(long long b) {
-  if (b < 0) return "-";
-  const double v = static_cast<double>(b);
-  if (v >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", v / (1024.0 * 1024 * 1024));
-  if (v >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", v / (1024.0 * 1024));
-  if (v >= 1024.0) return fmt::format("{:.1f} KiB", v / 1024.0);
-  return fmt::format("{} B", b);
+std::string format_bytes(double b) {
+  if (!(b >= 0) || std::isinf(b)) return "-";  // negative, NaN or infinite: not a measurement
+  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0) return fmt::format("{:.1f} KiB", b / 1024.0);
+  return fmt::format("{:.0f} B", b);
 }
 
 std::string with_thousands(long long value) {

@@ -116,8 +116,8 @@ void memory_finding(const nlohmann::json& r, std::vector<std::string>& out) {
     if (v.is_number() && v.get<double>() > 0) parts.push_back({v.get<double>(), cat});
   std::sort(parts.rbegin(), parts.rend());
   if (parts.empty()) return;
-  std::string text = fmt::format("Memory: peak {}, {} {}", format_bytes(static_cast<long long>(peak)), parts[0].second,
-                                 percent(parts[0].first / peak));
+  std::string text =
+      fmt::format("Memory: peak {}, {} {}", format_bytes(peak), parts[0].second, percent(parts[0].first / peak));
   if (parts.size() > 1) text += fmt::format(", {} {}", parts[1].second, percent(parts[1].first / peak));
   out.push_back(text + ".");
 }

@@ -61,8 +61,7 @@ PredictionRow prediction_row(const Prediction& p, const std::string& base_label,
       row.predicted = p.samples_per_s;
       break;
     case PredictionKind::kMemoryLimit:
-      row.what = "first batch of the doubling sequence over " +
-                 format_bytes(std::isfinite(p.limit_bytes) ? static_cast<long long>(p.limit_bytes) : -1LL);
+      row.what = "first batch of the doubling sequence over " + format_bytes(p.limit_bytes);
       row.unit = "batch";
       row.predicted = p.first_out_of_memory_doubling ? static_cast<double>(*p.first_out_of_memory_doubling) : NAN;
       if (p.check && p.check->measured_first_out_of_memory_batch)

@@ -187,7 +187,7 @@ MaybeSection memory_timeline_analysis(const ReportModel& m) {
       if (live > peak) peak = live, at = p;
     }
     t.rows.push_back({r.label, std::to_string(tl.t_s.size()), format_ms(tl.t_s.back() - tl.t_s.front()),
-                      format_bytes(static_cast<long long>(peak)), format_ms(tl.t_s[at] - tl.t_s.front())});
+                      format_bytes(peak), format_ms(tl.t_s[at] - tl.t_s.front())});
     s.parts.push_back(ReportChart{ReportChartKind::kMemoryTimeline, i});
   }
   if (t.rows.empty())
