@@ -44,6 +44,22 @@ json_check "$WORK/s.json" 'r["workload"]["configuration"]["data"].split(" -> ")[
 expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 1 --iters 3 --batch-size 128 --data "$WORK/iwslt" --set reverse=true --out "$WORK/t.json"
 json_check "$WORK/t.json" 'r["workload"]["configuration"]["data"].split(" -> ")[0].endswith("train.vi")'
 
+# Length buckets (docs/workloads.md#length-buckets): warm-up (asked for 1
+# iteration) goes on until it has run every batch shape the workload
+# declares, so no timed iteration meets a new shape; on synthetic data (a
+# pool) and on a corpus of varied sentence lengths (a shuffled stream).
+mkdir -p "$WORK/varied"
+for i in $(seq 1 60); do seq -s ' ' 1 $((i % 23 + 1)); done > "$WORK/varied/train.en"
+for i in $(seq 1 60); do seq -s ' ' 1 $((i % 17 + 2)); done > "$WORK/varied/train.vi"
+expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 2 --iters 3 --batch-size 64 --data "$WORK/varied" --out "$WORK/tv.json"
+for f in seq2seq transformer tv; do
+  json_check "$WORK/$f.json" '(lambda b: b["declared"] >= 2 and len(b["warmup"]) == b["declared"] and set(b["timed"]) <= set(b["warmup"]) and b["timed_iterations_first_seen"] == 0 and not b["warmup_cap_reached"] and r["warmup"]["iterations"] >= b["declared"])(r["batch_shapes"])'
+done
+# Every length in the shapes is a multiple of the bucket (8); length_bucket=1 keeps exact lengths.
+json_check "$WORK/tv.json" 'all(int(d) % 8 == 0 for k in r["batch_shapes"]["warmup"] for t in k.split() if "x" in t for d in t.split("x")[1:])'
+expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 1 --iters 3 --batch-size 64 --data "$WORK/varied" --set length_bucket=1 --out "$WORK/tv1.json"
+json_check "$WORK/tv1.json" 'any(int(d) % 8 for k in r["batch_shapes"]["warmup"] for t in k.split() if "x" in t for d in t.split("x")[1:])'
+
 # Corrupt parallel text: exit 1 naming the file and the line.
 cp -r "$WORK/iwslt" "$WORK/short"
 head -n 39 "$WORK/iwslt/train.vi" > "$WORK/short/train.vi"

@@ -76,6 +76,16 @@ struct Batch {  // tensors already on the device
   double audio_seconds = 0;  // speech: seconds of audio the batch holds (audio s/s = this / step time)
 };
 
+// The shapes the model sees, as one key: each input's sizes, "64x33 64 64x35".
+inline std::string batch_shape(const Batch& batch) {
+  std::string key;
+  for (const auto& t : batch.inputs) {
+    if (!key.empty()) key += ' ';
+    for (int64_t d = 0; d < t.dim(); ++d) key += (d ? "x" : "") + std::to_string(t.size(d));
+  }
+  return key;
+}
+
 struct StepOutput {
   // The (main) training loss of this iteration, a scalar: with gradient
   // accumulation the mean of its micro-batches' losses.
@@ -90,6 +100,12 @@ class Workload {
   // (never 0) and settings are validated against info().settings.
   virtual void setup(const RunOptions& options, const Settings& settings, torch::Device device) = 0;
   virtual Batch next_batch() = 0;  // from the data pipeline
+  // How many distinct batch shapes (batch_shape()) next_batch() hands out,
+  // where the workload knows: a synthetic pool's, or a length-bucketed
+  // stream's over an epoch. Warm-up goes on until it has run every one
+  // (runner.cpp), so no timed window meets a shape for the first time (a GPU
+  // plans each new attention, RNN or convolution shape once). 0: not known.
+  virtual int64_t distinct_batch_shapes() const { return 0; }
   // One training iteration, one optimizer step: over the --grad-accum
   // micro-batches the runner fetched (one without accumulation; never empty).
   virtual StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) = 0;

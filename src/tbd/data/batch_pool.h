@@ -3,6 +3,8 @@
 // in turn. No input pipeline cost enters the measurement (docs/metrics.md).
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "tbd/core/workload.h"
@@ -14,6 +16,13 @@ class BatchPool {
   BatchPool() = default;
   explicit BatchPool(std::vector<Batch> batches) : batches_(std::move(batches)) {}
   bool empty() const { return batches_.empty(); }
+  // Distinct batch_shape()s among the batches (handed out in turn: a
+  // warm-up of size() iterations runs every one).
+  int64_t distinct_shapes() const {
+    std::set<std::string> shapes;
+    for (const auto& b : batches_) shapes.insert(batch_shape(b));
+    return static_cast<int64_t>(shapes.size());
+  }
   const Batch& next() {
     const Batch& b = batches_[next_];
     next_ = (next_ + 1) % batches_.size();

@@ -24,10 +24,15 @@ class BatchSource {
 
   Batch next() { return read_ ? read_() : pool_.next(); }
   bool reads_dataset() const { return static_cast<bool>(read_); }
+  // Workload::distinct_batch_shapes(): the pool's, or what the reader's
+  // owner declared (0: not known).
+  int64_t distinct_shapes() const { return read_ ? declared_shapes_ : pool_.distinct_shapes(); }
+  void declare_shapes(int64_t shapes) { declared_shapes_ = shapes; }
 
  private:
   BatchPool pool_;
   std::function<Batch()> read_;
+  int64_t declared_shapes_ = 0;
 };
 
 // A source reading the dataset with a Reader made from `args`, each of its

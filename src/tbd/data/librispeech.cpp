@@ -75,9 +75,10 @@ LibriSpeechFolder::LibriSpeechFolder(const std::string& root) {
 }
 
 LibriSpeechBatches::LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size,
-                                       uint64_t seed, int workers, Shard shard)
+                                       uint64_t seed, int workers, Shard shard, int64_t frame_multiple)
     : folder_(std::move(folder)),
       batch_size_(batch_size),
+      frame_multiple_(frame_multiple),
       order_(folder_->size(), seed),
       prefetcher_([this, shard](int64_t b) { return make(shard.global_batch(b)); }, workers, 2 * workers) {}
 
@@ -101,7 +102,7 @@ SpeechBatch LibriSpeechBatches::make(int64_t batch_index) {
     spectrograms.push_back(spec);
     transcripts.push_back(u.transcript);
   }
-  return collate_speech(spectrograms, transcripts, seconds);
+  return collate_speech(spectrograms, transcripts, seconds, frame_multiple_);
 }
 
 }  // namespace tbd

@@ -37,14 +37,15 @@ class LibriSpeechFolder {
 
 class LibriSpeechBatches {
  public:
+  // frame_multiple: collate_speech's length bucket.
   LibriSpeechBatches(std::shared_ptr<const LibriSpeechFolder> folder, int64_t batch_size, uint64_t seed, int workers,
-                     Shard shard = {});
+                     Shard shard = {}, int64_t frame_multiple = 1);
   SpeechBatch next() { return prefetcher_.next(); }  // throws Error naming a bad audio file
 
  private:
   SpeechBatch make(int64_t batch_index);
   std::shared_ptr<const LibriSpeechFolder> folder_;
-  int64_t batch_size_;
+  int64_t batch_size_, frame_multiple_;
   EpochShuffle order_;
   Prefetcher<SpeechBatch> prefetcher_;  // last: its threads use the members above
 };

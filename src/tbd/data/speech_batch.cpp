@@ -20,10 +20,12 @@ std::optional<int64_t> speech_char_id(char c) {
 }
 
 SpeechBatch collate_speech(const std::vector<torch::Tensor>& spectrograms,
-                           const std::vector<std::vector<int64_t>>& transcripts, double audio_seconds) {
+                           const std::vector<std::vector<int64_t>>& transcripts, double audio_seconds,
+                           int64_t frame_multiple) {
   const int64_t batch = static_cast<int64_t>(spectrograms.size());
   int64_t longest = 0, characters = 0;
   for (const auto& s : spectrograms) longest = std::max(longest, s.size(1));
+  longest = (longest + frame_multiple - 1) / frame_multiple * frame_multiple;
   for (const auto& t : transcripts) characters += static_cast<int64_t>(t.size());
   SpeechBatch b;
   b.features = torch::zeros({batch, 1, spectrograms.empty() ? 0 : spectrograms[0].size(0), longest});

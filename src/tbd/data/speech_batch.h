@@ -32,8 +32,11 @@ struct SpeechBatch {
 // their lengths. Lengths stay on the host: packing and CTC read them there.
 Batch to_training_batch(const SpeechBatch& s, c10::Device device);
 
-// spectrograms: [161, T_i] each; transcripts: character ids each.
+// spectrograms: [161, T_i] each; transcripts: character ids each. The
+// batch's frames are padded up to a multiple of `frame_multiple` (length
+// bucketing: a bounded set of shapes; 1: the longest utterance exactly).
 SpeechBatch collate_speech(const std::vector<torch::Tensor>& spectrograms,
-                           const std::vector<std::vector<int64_t>>& transcripts, double audio_seconds);
+                           const std::vector<std::vector<int64_t>>& transcripts, double audio_seconds,
+                           int64_t frame_multiple = 1);
 
 }  // namespace tbd

@@ -1,20 +1,36 @@
 #include "tbd/data/translation_batches.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
+#include <utility>
 
 #include "tbd/data/batch_pool.h"
 
 namespace tbd {
+namespace {
 
-TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
-                                        const SpecialIds& ids) {
-  const auto b = static_cast<int64_t>(indices.size());
+// A batch's padded source and target lengths: its longest sentence on each
+// side, with the added </s> (source, where used) or <s> counted, rounded up
+// to ids.length_multiple.
+std::pair<int64_t, int64_t> padded_batch_lengths(const SentencePairs& pairs, const std::vector<int64_t>& indices,
+                                                 const SpecialIds& ids) {
   const int64_t extra = ids.source_eos ? 1 : 0;
   int64_t s_max = 1, t_max = 1;
   for (int64_t i : indices) {
     s_max = std::max<int64_t>(s_max, static_cast<int64_t>(pairs.source[i].size()) + extra);
     t_max = std::max<int64_t>(t_max, static_cast<int64_t>(pairs.target[i].size()) + 1);
   }
+  return {round_up_to(s_max, ids.length_multiple), round_up_to(t_max, ids.length_multiple)};
+}
+
+}  // namespace
+
+TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
+                                        const SpecialIds& ids) {
+  const auto b = static_cast<int64_t>(indices.size());
+  const int64_t extra = ids.source_eos ? 1 : 0;
+  const auto [s_max, t_max] = padded_batch_lengths(pairs, indices, ids);
   TranslationBatch batch;
   batch.source = torch::full({b, s_max}, ids.source_pad, torch::kInt64);
   batch.source_lengths = torch::empty({b}, torch::kInt64);
@@ -45,7 +61,9 @@ TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::v
 std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds& ids) {
   std::vector<int64_t> lengths(pairs.source.size());
   for (size_t i = 0; i < lengths.size(); ++i)
-    lengths[i] = std::max(pairs.source[i].size() + (ids.source_eos ? 1 : 0), pairs.target[i].size() + 1);
+    lengths[i] = round_up_to(
+        static_cast<int64_t>(std::max(pairs.source[i].size() + (ids.source_eos ? 1 : 0), pairs.target[i].size() + 1)),
+        ids.length_multiple);
   return lengths;
 }
 
@@ -57,7 +75,15 @@ TranslationBatches::TranslationBatches(std::shared_ptr<const SentencePairs> pair
       plan_(padded_lengths(*pairs_, ids_), limit, batch_size, seed),
       prefetcher_([this, shard](
                       int64_t k) { return make_translation_batch(*pairs_, plan_.batch(shard.global_batch(k)), ids_); },
-                  workers, 2 * workers) {}
+                  workers, 2 * workers) {
+  std::set<std::tuple<int64_t, int64_t, int64_t>> shapes;
+  for (int64_t k = 0; shard.global_batch(k) < plan_.batches_per_epoch(); ++k) {
+    const auto indices = plan_.batch(shard.global_batch(k));
+    const auto [s, t] = padded_batch_lengths(*pairs_, indices, ids_);
+    shapes.insert({static_cast<int64_t>(indices.size()), s, t});
+  }
+  shapes_ = static_cast<int64_t>(shapes.size());
+}
 
 Batch to_training_batch(const TranslationBatch& b, c10::Device device, SourceLengthsOn lengths) {
   Batch batch;

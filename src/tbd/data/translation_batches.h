@@ -37,13 +37,21 @@ struct SpecialIds {
   int64_t bos, eos, pad;  // of the target vocabulary
   int64_t source_pad;     // of the source vocabulary (the same id when shared)
   bool source_eos;        // append </s> (eos) to sources too: fairseq does, TF nmt does not
+  // Each batch's source and target lengths are padded up to a multiple of
+  // this (length bucketing: a bounded set of shapes, so a GPU plans each
+  // attention or RNN shape once); 1: the longest sentence's exact length.
+  int64_t length_multiple = 1;
 };
+
+// n rounded up to a multiple of `multiple` (>= 1).
+inline int64_t round_up_to(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
                                         const SpecialIds& ids);
 
 // The length that pads pair i in a batch: its longer side, with the added
-// </s> (or <s>) counted.
+// </s> (or <s>) counted, rounded up to ids.length_multiple (what a token
+// budget must count).
 std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds& ids);
 
 // Endless stream of length-bucketed batches from a corpus, made ahead by the
@@ -53,11 +61,17 @@ class TranslationBatches {
   TranslationBatches(std::shared_ptr<const SentencePairs> pairs, SpecialIds ids, LengthBatches::Limit limit,
                      int64_t batch_size, uint64_t seed, int workers, Shard shard = {});
   TranslationBatch next() { return prefetcher_.next(); }
+  // Distinct (sentences, source length, target length) among this rank's
+  // batches of the first epoch, lengths padded as make_translation_batch
+  // pads them. Later epochs cut the same sorted lengths into the same
+  // batch sizes; which sentences meet in a batch can still differ.
+  int64_t distinct_shapes() const { return shapes_; }
 
  private:
   std::shared_ptr<const SentencePairs> pairs_;
   SpecialIds ids_;
   LengthBatches plan_;
+  int64_t shapes_ = 0;
   Prefetcher<TranslationBatch> prefetcher_;  // last: its threads use the members above
 };
 

@@ -151,6 +151,12 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
                       {"mode", s.options.warmup_auto ? "auto" : "fixed"},
                       {"ended_by", s.warmup.ended_by},
                       {"seconds", s.warmup.seconds}};
+  result["batch_shapes"] = {
+      {"declared", s.warmup.shapes_declared > 0 ? nlohmann::json(s.warmup.shapes_declared) : nlohmann::json(nullptr)},
+      {"warmup", s.shapes.warmup},
+      {"timed", s.shapes.timed},
+      {"timed_iterations_first_seen", s.shapes.timed_first_seen},
+      {"warmup_cap_reached", s.warmup.shapes_cap}};
   const ParameterSet state = s.workload->state();
   result["model"] = {{"parameters", state.parameter_count()},
                      {"trainable_parameters", state.trainable_parameter_count()}};

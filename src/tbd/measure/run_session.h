@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,16 @@ struct WarmupRecord {
   int64_t iterations = 0;
   std::string ended_by = "count";  // count | settled | cap | interrupted
   double seconds = 0;
+  int64_t shapes_declared = 0;  // Workload::distinct_batch_shapes() (0: not known)
+  bool shapes_cap = false;      // warm-up stopped at its cap with a declared shape not yet run
+};
+
+// The batch shapes (batch_shape()) the run's iterations met, and how often.
+struct ShapeRecord {
+  std::map<std::string, int64_t> warmup, timed;
+  // Timed iterations with a micro-batch whose shape warm-up never ran: on a
+  // GPU their time holds one-off planning (cuDNN, cuBLAS) for that shape.
+  int64_t timed_first_seen = 0;
 };
 
 // When each step began and ended on the system clock (ms since the Unix
@@ -66,6 +77,7 @@ struct Session {
   nlohmann::json environment;
   std::string created_utc;
   WarmupRecord warmup;
+  ShapeRecord shapes;
   WallClock wall_clock;
   bool partial = false;  // interrupted before the timed windows completed
   TimedFigures timed;

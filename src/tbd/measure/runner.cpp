@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <string_view>
 
 #include "tbd/core/error.h"
 #include "tbd/core/interrupt.h"
@@ -121,6 +122,21 @@ std::string non_finite_inputs(const std::vector<Batch>& micro_batches) {
   return "";
 }
 
+// Counts the micro-batches' shapes of a warm-up or timed iteration.
+void record_shapes(Session& s, const std::vector<Batch>& micro_batches, std::string_view what) {
+  if (what == "warm-up") {
+    for (const Batch& b : micro_batches) ++s.shapes.warmup[batch_shape(b)];
+  } else if (what == "timed") {
+    bool first_seen = false;
+    for (const Batch& b : micro_batches) {
+      const std::string key = batch_shape(b);
+      ++s.shapes.timed[key];
+      first_seen = first_seen || !s.shapes.warmup.contains(key);
+    }
+    s.shapes.timed_first_seen += first_seen ? 1 : 0;
+  }
+}
+
 // One training iteration (one optimizer step), timed from the request for
 // its first batch to the device's completion of its step. Its --grad-accum
 // micro-batches are all fetched first (data wait), so the step itself waits
@@ -149,6 +165,7 @@ IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Pha
   synchronize(s.device);
   r.seconds = seconds_since(t0);
   r.device_seconds = device_timer.seconds();
+  record_shapes(s, micro_batches, what);  // after the clock stopped
   r.samples = 0;
   for (const Batch& batch : micro_batches) r.samples += batch.samples;
   if (!std::isfinite(r.loss)) {
@@ -308,13 +325,29 @@ void open_session(Session& s) {
   for (auto& p : s.probes) p->on_run_start(*s.context);
 }
 
-// Step 2: until the fixed count, or (auto) until iteration times settle.
+// Step 2: until the fixed count, or (auto) until iteration times settle;
+// where the workload declares several batch shapes
+// (Workload::distinct_batch_shapes), also until every one has run once, for
+// at most 8 iterations per shape: a pool hands its shapes out in turn (one
+// pass), a shuffled stream needs about K·ln K draws to meet K shapes. A
+// workload of one shape warms up exactly as asked (--warmup 0: none).
 void warm_up(Session& s, Progress& progress) {
   const auto t0 = Clock::now();
   std::deque<double> recent;
   const int64_t cap = s.options.warmup_auto ? 50 : s.options.warmup;
+  s.warmup.shapes_declared = s.workload->distinct_batch_shapes();
+  const int64_t shape_cap = std::max(cap, 8 * s.warmup.shapes_declared);
+  // Whether any rank has a declared shape its warm-up has not run (all ranks warm up as long as one does).
+  const auto shapes_unseen = [&s] {
+    if (s.warmup.shapes_declared < 2) return false;
+    return s.agreed(static_cast<int64_t>(s.shapes.warmup.size()) < s.warmup.shapes_declared ? 1 : 0) > 0;
+  };
   bool settled_now = false;
-  while (s.warmup.iterations < cap) {
+  while (s.warmup.iterations < cap || shapes_unseen()) {
+    if (s.warmup.iterations >= shape_cap) {
+      s.warmup.shapes_cap = true;
+      break;
+    }
     if (s.agreed(interrupt_requested() ? 1 : 0) > 0) {
       s.partial = true;
       break;
@@ -323,7 +356,7 @@ void warm_up(Session& s, Progress& progress) {
     const auto r = run_iteration(s, s.timed_probes, *s.phases, -1, s.warmup.iterations, false, "warm-up");
     ++s.warmup.iterations;
     recent.push_back(r.seconds);
-    if (s.options.warmup_auto && s.agreed(settled(recent) ? 1 : 0) > 0) {
+    if (s.options.warmup_auto && s.agreed(settled(recent) ? 1 : 0) > 0 && !shapes_unseen()) {
       settled_now = true;
       break;
     }

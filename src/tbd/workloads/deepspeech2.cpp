@@ -59,8 +59,10 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
         .default_batch = 8,
         .settings = {real_setting("lr", 3e-4, 0.0, 1e6, "SGD learning rate"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "Nesterov momentum"),
-                     real_setting("max_grad_norm", 400.0, 0.0, 1e12,
-                                  "clip the gradient norm to this (0: no clipping)")},
+                     real_setting("max_grad_norm", 400.0, 0.0, 1e12, "clip the gradient norm to this (0: no clipping)"),
+                     integer_setting("length_bucket", 32, 1, 100000,
+                                     "pad each batch's frames up to a multiple of this (10 ms each; length "
+                                     "bucketing: few shapes; 1: exact lengths)")},
         .variable_shapes = true};
     return info;
   }
@@ -73,11 +75,13 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
     device_ = device;
     scale_ = config_for(options.scale);
     max_gradient_norm_ = settings.real("max_grad_norm");
+    frame_multiple_ = settings.integer("length_bucket");
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const LibriSpeechFolder>(options.data_path);
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ = read_dataset<LibriSpeechBatches>(device, folder, options.batch_size, options.seed,
-                                                  options.data_workers, Shard{options.rank, options.world_size});
+      batches_ =
+          read_dataset<LibriSpeechBatches>(device, folder, options.batch_size, options.seed, options.data_workers,
+                                           Shard{options.rank, options.world_size}, frame_multiple_);
     } else {
       batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
@@ -146,11 +150,12 @@ class DeepSpeech2 final : public Recipe<nn::DeepSpeech2> {
         auto ids = torch::randint(1, scale_.model.classes, {chars}, gen, torch::kInt64);
         transcripts.emplace_back(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + chars);
       }
-      return to_training_batch(collate_speech(spectrograms, transcripts, seconds), device_);
+      return to_training_batch(collate_speech(spectrograms, transcripts, seconds, frame_multiple_), device_);
     });
   }
 
   ScaleConfig scale_;
+  int64_t frame_multiple_ = 1;
   double audio_seconds_ = 0;
   int64_t utterances_ = 0;
 };

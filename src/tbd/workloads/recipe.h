@@ -33,6 +33,7 @@ template <class Model>
 class Recipe : public Workload {
  public:
   Batch next_batch() override { return batches_.next(); }
+  int64_t distinct_batch_shapes() const override { return batches_.distinct_shapes(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
   // The model's wrapping units, where its forward declares them.

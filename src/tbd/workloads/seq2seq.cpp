@@ -46,6 +46,9 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
                                   "clip gradients to this global norm (0: no clipping)"),
                      real_setting("dropout", 0.2, 0.0, 0.99, "dropout on the input of every LSTM layer"),
                      integer_setting("max_length", 50, 1, 1000, "sentences are cut to this many tokens"),
+                     integer_setting("length_bucket", 8, 1, 1024,
+                                     "pad each batch's source and target lengths up to a multiple of this "
+                                     "(length bucketing: few shapes; 1: exact lengths)"),
                      bool_setting("reverse", false,
                                   "--data: translate the alphabetically second language into the first")},
         .batch_unit = "sentence pairs",
@@ -63,6 +66,7 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
     nn::Seq2SeqConfig config = config_for(options.scale);
     config.dropout = settings.real("dropout");
     const int64_t max_length = settings.integer("max_length");
+    const int64_t length_bucket = settings.integer("length_bucket");
     if (!options.data_path.empty()) {
       ParallelTextOptions o;
       o.reverse = settings.boolean("reverse");
@@ -72,18 +76,21 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
       config.source_vocabulary = text.source_vocabulary->size();
       config.target_vocabulary = text.target_vocabulary->size();
       ids_ = {text.target_vocabulary->bos(), text.target_vocabulary->eos(), text.target_vocabulary->pad(),
-              text.source_vocabulary->pad(), /*source_eos=*/false};
+              text.source_vocabulary->pad(), /*source_eos=*/false,          length_bucket};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ = BatchSource(
-          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                                               LengthBatches::Limit::sentences, batch_sentences_, options.seed,
-                                               options.data_workers, Shard{options.rank, options.world_size}),
-          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::host); });
+      auto reader = std::make_shared<TranslationBatches>(
+          std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_, LengthBatches::Limit::sentences,
+          batch_sentences_, options.seed, options.data_workers, Shard{options.rank, options.world_size});
+      const int64_t shapes = reader->distinct_shapes();
+      batches_ = BatchSource(std::move(reader), [device](const TranslationBatch& b) {
+        return to_training_batch(b, device, SourceLengthsOn::host);
+      });
+      batches_.declare_shapes(shapes);
     } else {
       // Specials take ids 0..3 as in a Vocabulary built without a file.
       const Vocabulary specials(std::vector<std::string>{});
-      ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/false};
+      ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/false, length_bucket};
       data_description_ = "synthetic";
       batches_ = BatchSource(synthetic_batches(config, max_length, options.data_seed()));
     }

@@ -56,6 +56,9 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
                      real_setting("label_smoothing", 0.1, 0.0, 0.99, "label smoothing of the cross-entropy"),
                      real_setting("dropout", 0.1, 0.0, 0.99, "dropout on sub-layer outputs and embeddings"),
                      integer_setting("max_length", 256, 1, 100000, "sentences are cut to this many tokens"),
+                     integer_setting("length_bucket", 8, 1, 1024,
+                                     "pad each batch's source and target lengths up to a multiple of this "
+                                     "(length bucketing: few shapes; 1: exact lengths)"),
                      bool_setting("reverse", false,
                                   "--data: translate the alphabetically second language into the first")},
         .batch_unit = "tokens",
@@ -75,6 +78,7 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     config.dropout = settings.real("dropout");
     config.checkpointing = options.activation_checkpointing;
     const int64_t max_length = settings.integer("max_length");
+    const int64_t length_bucket = settings.integer("length_bucket");
     config.max_length = max_length + 1;  // room for the added <s> or </s>
     if (!options.data_path.empty()) {
       ParallelTextOptions o;
@@ -85,17 +89,20 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
       ParallelText text = read_parallel_text(options.data_path, o);
       const Vocabulary& v = *text.source_vocabulary;
       config.vocabulary = v.size();
-      ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true};
+      ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true, length_bucket};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      batches_ = BatchSource(
-          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
-                                               LengthBatches::Limit::tokens, batch_tokens_, options.seed,
-                                               options.data_workers, Shard{options.rank, options.world_size}),
-          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::device); });
+      auto reader = std::make_shared<TranslationBatches>(
+          std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_, LengthBatches::Limit::tokens,
+          batch_tokens_, options.seed, options.data_workers, Shard{options.rank, options.world_size});
+      const int64_t shapes = reader->distinct_shapes();
+      batches_ = BatchSource(std::move(reader), [device](const TranslationBatch& b) {
+        return to_training_batch(b, device, SourceLengthsOn::device);
+      });
+      batches_.declare_shapes(shapes);
     } else {
       const Vocabulary specials(std::vector<std::string>{});
-      ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true};
+      ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true, length_bucket};
       data_description_ = "synthetic";
       batches_ = BatchSource(synthetic_batches(config.vocabulary, max_length, options.data_seed()));
     }

@@ -256,6 +256,20 @@ std::vector<std::string> noise_warnings(const nlohmann::json& result) {
       warnings.push_back(fmt::format("time per sample varied {:.0f}% (CV) across {} iterations; {}",
                                      100 * stddev_of(per_sample) / m, per_sample.size(), cause));
   }
+  // A shape first met in a timed window: on a GPU its time holds the shape's one-off planning.
+  if (const auto* first = find(result, {"batch_shapes", "timed_iterations_first_seen"});
+      first && first->is_number_integer() && first->get<int64_t>() > 0) {
+    const auto* declared = find(result, {"batch_shapes", "declared"});
+    warnings.push_back(
+        fmt::format("{} timed iteration(s) met a batch shape that warm-up had not run ({}); on a GPU their times hold "
+                    "one-off planning for the new shape (cuDNN, cuBLAS): raise --warmup, or pad to coarser buckets "
+                    "(--set length_bucket=N where the workload has it)",
+                    first->get<int64_t>(),
+                    declared && declared->is_number_integer()
+                        ? fmt::format("the workload declares {} shapes; warm-up stops at 8 iterations per shape",
+                                      declared->get<int64_t>())
+                        : std::string("the workload does not declare its shapes")));
+  }
   if (const auto* ended = find(result, {"warmup", "ended_by"}); ended && *ended == "cap")
     warnings.push_back(
         fmt::format("--warmup auto stopped at its cap of {} iterations before iteration times "
