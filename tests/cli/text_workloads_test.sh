@@ -55,6 +55,9 @@ expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 2 --iters 3 
 for f in seq2seq transformer tv; do
   json_check "$WORK/$f.json" '(lambda b: b["declared"] >= 2 and len(b["warmup"]) == b["declared"] and set(b["timed"]) <= set(b["warmup"]) and b["timed_iterations_first_seen"] == 0 and not b["warmup_cap_reached"] and r["warmup"]["iterations"] >= b["declared"])(r["batch_shapes"])'
 done
+# Two ranks, each its own shard with its own shapes: they agree on how long to warm up.
+expect_exit 0 "distributed +2 ranks" -- run transformer "${tiny[@]}" --nproc 2 --repeat 1 --iters 2 --batch-size 64 --data "$WORK/varied" --out "$WORK/tv2.json"
+json_check "$WORK/tv2.json" 'r["batch_shapes"]["timed_iterations_first_seen"] == 0 and r["warmup"]["iterations"] >= r["batch_shapes"]["declared"]'
 # Every length in the shapes is a multiple of the bucket (8); length_bucket=1 keeps exact lengths.
 json_check "$WORK/tv.json" 'all(int(d) % 8 == 0 for k in r["batch_shapes"]["warmup"] for t in k.split() if "x" in t for d in t.split("x")[1:])'
 expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 1 --iters 3 --batch-size 64 --data "$WORK/varied" --set length_bucket=1 --out "$WORK/tv1.json"

@@ -336,10 +336,13 @@ void warm_up(Session& s, Progress& progress) {
   std::deque<double> recent;
   const int64_t cap = s.options.warmup_auto ? 50 : s.options.warmup;
   s.warmup.shapes_declared = s.workload->distinct_batch_shapes();
-  const int64_t shape_cap = std::max(cap, 8 * s.warmup.shapes_declared);
-  // Whether any rank has a declared shape its warm-up has not run (all ranks warm up as long as one does).
-  const auto shapes_unseen = [&s] {
-    if (s.warmup.shapes_declared < 2) return false;
+  // Ranks may declare different counts (each its own shard or pool): all
+  // take part in the shape agreement when any declares several, and warm up
+  // as long as any has a declared shape it has not run.
+  const bool cover_shapes = s.agreed(s.warmup.shapes_declared >= 2 ? 1 : 0) > 0;
+  const int64_t shape_cap = std::max<int64_t>(cap, s.agreed(static_cast<int>(8 * s.warmup.shapes_declared)));
+  const auto shapes_unseen = [&s, cover_shapes] {
+    if (!cover_shapes) return false;
     return s.agreed(static_cast<int64_t>(s.shapes.warmup.size()) < s.warmup.shapes_declared ? 1 : 0) > 0;
   };
   bool settled_now = false;

@@ -251,7 +251,7 @@ constexpr fields::FieldRule kResultRules[] = {
     {"memory.timeline.t_s[]", number},
     {"memory.timeline.bytes", object},
     {"memory.timeline.bytes.*", array},
-    {"memory.timeline.bytes.*[]", count},
+    {"memory.timeline.bytes.*[]", non_negative},
     {"phases", object},
     {"phases.iteration_ms", non_negative},
     {"phases.data_ms", non_negative},
