@@ -125,5 +125,24 @@ TEST(NoiseWarnings, IterationsOfVaryingShapesAreNotNoiseButRepetitionsStillAre) 
   EXPECT_NE(w[0].find("across 2 repetitions"), std::string::npos) << w[0];
 }
 
+TEST(NoiseWarnings, AShapeFirstMetInATimedWindowIsNamedWithItsCause) {
+  auto r = result_with_repetitions({800, 801});
+  r["batch_shapes"] = {{"declared", 8}, {"timed_iterations_first_seen", 2}};
+  auto w = noise_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("2 timed iteration(s) met a batch shape that warm-up had not run"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("declares 8 shapes"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("length_bucket"), std::string::npos) << w[0];
+  r["batch_shapes"]["declared"] = nullptr;
+  w = noise_warnings(r);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("does not declare its shapes"), std::string::npos) << w[0];
+  r["warmup"]["iterations"] = 0;  // --warmup 0 on one shape: the cold start was asked for
+  EXPECT_TRUE(noise_warnings(r).empty());
+  r["warmup"]["iterations"] = 5;
+  r["batch_shapes"]["timed_iterations_first_seen"] = 0;
+  EXPECT_TRUE(noise_warnings(r).empty());
+}
+
 }  // namespace
 }  // namespace tbd

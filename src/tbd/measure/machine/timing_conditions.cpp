@@ -256,9 +256,12 @@ std::vector<std::string> noise_warnings(const nlohmann::json& result) {
       warnings.push_back(fmt::format("time per sample varied {:.0f}% (CV) across {} iterations; {}",
                                      100 * stddev_of(per_sample) / m, per_sample.size(), cause));
   }
-  // A shape first met in a timed window: on a GPU its time holds the shape's one-off planning.
+  // A shape first met in a timed window: on a GPU its time holds the shape's
+  // one-off planning. Not said after --warmup 0 on one shape: a cold start asked for.
+  const auto* warmed = find(result, {"warmup", "iterations"});
   if (const auto* first = find(result, {"batch_shapes", "timed_iterations_first_seen"});
-      first && first->is_number_integer() && first->get<int64_t>() > 0) {
+      first && first->is_number_integer() && first->get<int64_t>() > 0 && warmed && warmed->is_number_integer() &&
+      warmed->get<int64_t>() > 0) {
     const auto* declared = find(result, {"batch_shapes", "declared"});
     warnings.push_back(
         fmt::format("{} timed iteration(s) met a batch shape that warm-up had not run ({}); on a GPU their times hold "
