@@ -4,6 +4,7 @@
 // ignores it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "tbd/data/speech_batch.h"
@@ -59,19 +60,25 @@ double translation_loss(Model& model, const TranslationBatch& b, int64_t pad) {
       .template item<double>();
 }
 
+template <class Model>
+void expect_loss_ignores_bucket_padding(Model& model, bool source_eos) {
+  torch::NoGradGuard no_grad;
+  const SentencePairs pairs = three_pairs();
+  SpecialIds ids{1, 2, 3, 3, source_eos};
+  const double exact = translation_loss(model, make_translation_batch(pairs, {0, 1, 2}, ids), 3);
+  ids.length_multiple = 8;
+  const auto padded = make_translation_batch(pairs, {0, 1, 2}, ids);
+  ASSERT_EQ(padded.source.size(1), 8);
+  ASSERT_EQ(padded.target_input.size(1), 8);
+  EXPECT_NEAR(translation_loss(model, padded, 3), exact, 1e-5 * std::abs(exact));
+}
+
 TEST(LengthBuckets, TransformerLossIgnoresTheBucketsPadding) {
   nn::TransformerConfig c;
   c.vocabulary = 30, c.d_model = 16, c.heads = 2, c.ffn = 32, c.encoder_layers = c.decoder_layers = 2;
   c.dropout = 0.0, c.max_length = 16, c.pad = 3;
   nn::Transformer model(c);
-  torch::NoGradGuard no_grad;
-  const SentencePairs pairs = three_pairs();
-  SpecialIds ids{1, 2, 3, 3, true};
-  const double exact = translation_loss(model, make_translation_batch(pairs, {0, 1, 2}, ids), 3);
-  ids.length_multiple = 8;
-  const auto padded = make_translation_batch(pairs, {0, 1, 2}, ids);
-  ASSERT_EQ(padded.source.size(1), 8);
-  EXPECT_NEAR(translation_loss(model, padded, 3), exact, 1e-5 * std::abs(exact));
+  expect_loss_ignores_bucket_padding(model, /*source_eos=*/true);
 }
 
 TEST(LengthBuckets, Seq2SeqLossIgnoresTheBucketsPadding) {
@@ -79,14 +86,7 @@ TEST(LengthBuckets, Seq2SeqLossIgnoresTheBucketsPadding) {
   c.source_vocabulary = 30, c.target_vocabulary = 30, c.embedding = c.hidden = 16;
   nn::Seq2Seq model(c);
   model->eval();  // no dropout: the same function of the real tokens both times
-  torch::NoGradGuard no_grad;
-  const SentencePairs pairs = three_pairs();
-  SpecialIds ids{1, 2, 3, 3, false};
-  const double exact = translation_loss(model, make_translation_batch(pairs, {0, 1, 2}, ids), 3);
-  ids.length_multiple = 8;
-  const auto padded = make_translation_batch(pairs, {0, 1, 2}, ids);
-  ASSERT_EQ(padded.target_input.size(1), 8);
-  EXPECT_NEAR(translation_loss(model, padded, 3), exact, 1e-5 * std::abs(exact));
+  expect_loss_ignores_bucket_padding(model, /*source_eos=*/false);
 }
 
 TEST(LengthBuckets, SpeechFramesPadToTheMultiple) {
