@@ -77,14 +77,7 @@ struct Batch {  // tensors already on the device
 };
 
 // The shapes the model sees, as one key: each input's sizes, "64x33 64 64x35".
-inline std::string batch_shape(const Batch& batch) {
-  std::string key;
-  for (const auto& t : batch.inputs) {
-    if (!key.empty()) key += ' ';
-    for (int64_t d = 0; d < t.dim(); ++d) key += (d ? "x" : "") + std::to_string(t.size(d));
-  }
-  return key;
-}
+std::string batch_shape(const Batch& batch);
 
 struct StepOutput {
   // The (main) training loss of this iteration, a scalar: with gradient

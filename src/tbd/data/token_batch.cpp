@@ -23,8 +23,8 @@ BatchPool zipf_token_pool(uint64_t seed, int64_t vocabulary, int64_t batch, int6
     auto w = window.accessor<int64_t, 2>();
     for (int64_t r = 0; r < batch; ++r)
       for (int64_t j = 0; j <= context; ++j) w[r][j] = words(rng);
-    return to_training_batch({window.narrow(1, 0, context).contiguous(), window.narrow(1, 1, context).contiguous()},
-                             device);
+    return to_training_batch(
+        TokenBatch{window.narrow(1, 0, context).contiguous(), window.narrow(1, 1, context).contiguous()}, device);
   });
 }
 
