@@ -130,6 +130,33 @@ TEST(ByteText, ReadsFilesAsBytesWithEndOfText) {
   EXPECT_EQ(all_tokens(ByteText(dir / "docs/b.txt", 9)), (std::vector<int32_t>{'o', 'k', 9}));
 }
 
+// Files of 1 MiB or more are mapped, smaller ones copied into one buffer:
+// the stream reads the same across both kinds and their boundaries.
+TEST(ByteText, MappedAndCopiedFilesReadAsOneStream) {
+  TempDir dir;
+  std::vector<uint8_t> big((1 << 20) + 5);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>('a' + i % 26);
+  testing::write_bytes(dir / "docs/1.txt", {'x', 'y'});
+  testing::write_bytes(dir / "docs/2.txt", big);
+  testing::write_bytes(dir / "docs/3.txt", {'z'});
+  const ByteText text(dir / "docs", 300);
+  const auto n = static_cast<int64_t>(big.size());
+  ASSERT_EQ(text.size(), 3 + (n + 1) + 2);
+  std::vector<int64_t> tokens(static_cast<size_t>(text.size()));
+  text.read(0, text.size(), tokens.data());
+  EXPECT_EQ(tokens[0], 'x');
+  EXPECT_EQ(tokens[2], 300);
+  EXPECT_EQ(tokens[3], 'a');
+  EXPECT_EQ(tokens[static_cast<size_t>(3 + n - 1)], big.back());
+  EXPECT_EQ(tokens[static_cast<size_t>(3 + n)], 300);
+  EXPECT_EQ(tokens[static_cast<size_t>(4 + n)], 'z');
+  EXPECT_EQ(tokens.back(), 300);
+  int64_t across[4];  // the big file's last two bytes, its end-of-text, the next file
+  text.read(3 + n - 2, 4, across);
+  EXPECT_EQ(std::vector<int64_t>(across, across + 4),
+            (std::vector<int64_t>{big[big.size() - 2], big.back(), 300, 'z'}));
+}
+
 TEST(ByteText, RejectsBadFilesNamingFileAndLine) {
   TempDir dir;
   testing::write_bytes(dir / "bad.txt", {'a', '\n', 'b', '\n', 'c', 0xC3, '\n'});  // truncated 2-byte sequence

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <random>
 #include <string_view>
+#include <utility>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
@@ -47,6 +48,9 @@ std::vector<std::string> document_files(const std::string& path) {
 }  // namespace
 
 ByteText::ByteText(const std::string& path, int32_t end_of_text) : path_(path), end_of_text_(end_of_text) {
+  constexpr size_t kMapFrom = size_t{1} << 20;
+  // Where each document's bytes are: a mapping's index, or (-1) an offset into copied_.
+  std::vector<std::pair<int64_t, size_t>> places;
   for (const auto& file : document_files(path)) {
     MappedFile mapped(file);
     if (mapped.size() == 0) throw Error(file + ": the file is empty; expected plain text");
@@ -59,7 +63,22 @@ ByteText::ByteText(const std::string& path, int32_t end_of_text) : path_(path), 
     }
     starts_.push_back(size_);
     size_ += static_cast<int64_t>(mapped.size()) + 1;  // its bytes and the end-of-text mark
-    files_.push_back(std::move(mapped));
+    if (mapped.size() >= kMapFrom) {
+      places.emplace_back(static_cast<int64_t>(mapped_.size()), 0);
+      mapped_.push_back(std::move(mapped));
+    } else {  // copied; the mapping ends here
+      places.emplace_back(-1, copied_.size());
+      copied_.append(text);
+    }
+  }
+  // Views last: copied_ no longer moves.
+  for (size_t d = 0; d < places.size(); ++d) {
+    const auto [map, offset] = places[d];
+    const int64_t bytes = (d + 1 < starts_.size() ? starts_[d + 1] : size_) - starts_[d] - 1;
+    documents_.push_back(map >= 0
+                             ? std::string_view(reinterpret_cast<const char*>(mapped_[static_cast<size_t>(map)].data()),
+                                                mapped_[static_cast<size_t>(map)].size())
+                             : std::string_view(copied_).substr(offset, static_cast<size_t>(bytes)));
   }
 }
 
@@ -68,9 +87,9 @@ void ByteText::read(int64_t start, int64_t n, int64_t* out) const {
   auto f = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), start) - starts_.begin() - 1);
   int64_t offset = start - starts_[f];
   for (int64_t i = 0; i < n; ++i) {
-    const auto& file = files_[f];
-    if (offset < static_cast<int64_t>(file.size())) {
-      out[i] = file.data()[offset++];
+    const std::string_view document = documents_[f];
+    if (offset < static_cast<int64_t>(document.size())) {
+      out[i] = static_cast<unsigned char>(document[static_cast<size_t>(offset++)]);
     } else {  // past the file's last byte: its end-of-text mark, then the next file
       out[i] = end_of_text_;
       ++f;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <torch/types.h>
@@ -19,9 +20,12 @@
 
 namespace tbd {
 
-// The documents' bytes as one token stream. Each file is mapped (mapped_file.h),
-// not read: a token is a byte, so a text of gigabytes costs page cache, shared
-// and reclaimable, instead of four bytes of private memory per byte.
+// The documents' bytes as one token stream. A file of 1 MiB or more is mapped
+// (mapped_file.h), not read: a token is a byte, so a text of gigabytes costs
+// page cache, shared and reclaimable, instead of four bytes of private memory
+// per byte. Smaller files are copied, one after another, into one buffer: a
+// folder of many small documents would otherwise take one mapping each, and
+// Linux allows a process about 65,000.
 class ByteText {
  public:
   // Throws UsageError for a missing path or a folder without files, Error
@@ -40,8 +44,10 @@ class ByteText {
  private:
   std::string path_;
   int32_t end_of_text_;
-  std::vector<MappedFile> files_;
-  std::vector<int64_t> starts_;  // stream index of each file's first token
+  std::vector<MappedFile> mapped_;           // the large files
+  std::string copied_;                       // the small files' bytes
+  std::vector<std::string_view> documents_;  // each file's bytes, in stream order
+  std::vector<int64_t> starts_;              // stream index of each file's first token
   int64_t size_ = 0;
 };
 
