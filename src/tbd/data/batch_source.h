@@ -18,16 +18,17 @@ class BatchSource {
   BatchSource() = default;
   explicit BatchSource(BatchPool synthetic) : pool_(std::move(synthetic)) {}
   // reader->next() gives a host batch; to_batch makes it a Batch on the device.
+  // A reader that knows its distinct batch shapes (distinct_shapes()) declares them.
   template <class Reader, class ToBatch>
-  BatchSource(std::shared_ptr<Reader> reader, ToBatch to_batch)
-      : read_([reader = std::move(reader), to_batch = std::move(to_batch)] { return to_batch(reader->next()); }) {}
+  BatchSource(std::shared_ptr<Reader> reader, ToBatch to_batch) {
+    if constexpr (requires { reader->distinct_shapes(); }) declared_shapes_ = reader->distinct_shapes();
+    read_ = [reader = std::move(reader), to_batch = std::move(to_batch)] { return to_batch(reader->next()); };
+  }
 
   Batch next() { return read_ ? read_() : pool_.next(); }
   bool reads_dataset() const { return static_cast<bool>(read_); }
-  // Workload::distinct_batch_shapes(): the pool's, or what the reader's
-  // owner declared (0: not known).
+  // Workload::distinct_batch_shapes(): the pool's, or the reader's (0: not known).
   int64_t distinct_shapes() const { return read_ ? declared_shapes_ : pool_.distinct_shapes(); }
-  void declare_shapes(int64_t shapes) { declared_shapes_ = shapes; }
 
  private:
   BatchPool pool_;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "tbd/data/batch_pool.h"
+#include "tbd/data/length_bucket.h"
 
 namespace tbd {
 
@@ -25,7 +26,7 @@ SpeechBatch collate_speech(const std::vector<torch::Tensor>& spectrograms,
   const int64_t batch = static_cast<int64_t>(spectrograms.size());
   int64_t longest = 0, characters = 0;
   for (const auto& s : spectrograms) longest = std::max(longest, s.size(1));
-  longest = (longest + frame_multiple - 1) / frame_multiple * frame_multiple;
+  longest = bucketed_length(longest, frame_multiple);
   for (const auto& t : transcripts) characters += static_cast<int64_t>(t.size());
   SpeechBatch b;
   b.features = torch::zeros({batch, 1, spectrograms.empty() ? 0 : spectrograms[0].size(0), longest});

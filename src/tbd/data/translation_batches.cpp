@@ -21,7 +21,7 @@ std::pair<int64_t, int64_t> padded_batch_lengths(const SentencePairs& pairs, con
     s_max = std::max<int64_t>(s_max, static_cast<int64_t>(pairs.source[i].size()) + extra);
     t_max = std::max<int64_t>(t_max, static_cast<int64_t>(pairs.target[i].size()) + 1);
   }
-  return {round_up_to(s_max, ids.length_multiple), round_up_to(t_max, ids.length_multiple)};
+  return {bucketed_length(s_max, ids.length_multiple), bucketed_length(t_max, ids.length_multiple)};
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::v
 std::vector<int64_t> padded_lengths(const SentencePairs& pairs, const SpecialIds& ids) {
   std::vector<int64_t> lengths(pairs.source.size());
   for (size_t i = 0; i < lengths.size(); ++i)
-    lengths[i] = round_up_to(
+    lengths[i] = bucketed_length(
         static_cast<int64_t>(std::max(pairs.source[i].size() + (ids.source_eos ? 1 : 0), pairs.target[i].size() + 1)),
         ids.length_multiple);
   return lengths;

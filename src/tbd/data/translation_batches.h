@@ -9,6 +9,7 @@
 #include <torch/types.h>
 
 #include "tbd/data/length_batches.h"
+#include "tbd/data/length_bucket.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/prefetcher.h"
 #include "tbd/data/shard.h"
@@ -42,9 +43,6 @@ struct SpecialIds {
   // attention or RNN shape once); 1: the longest sentence's exact length.
   int64_t length_multiple = 1;
 };
-
-// n rounded up to a multiple of `multiple` (>= 1).
-inline int64_t round_up_to(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 TranslationBatch make_translation_batch(const SentencePairs& pairs, const std::vector<int64_t>& indices,
                                         const SpecialIds& ids);

@@ -79,14 +79,11 @@ class Seq2SeqWorkload final : public Recipe<nn::Seq2Seq> {
               text.source_vocabulary->pad(), /*source_eos=*/false,          length_bucket};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      auto reader = std::make_shared<TranslationBatches>(
-          std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_, LengthBatches::Limit::sentences,
-          batch_sentences_, options.seed, options.data_workers, Shard{options.rank, options.world_size});
-      const int64_t shapes = reader->distinct_shapes();
-      batches_ = BatchSource(std::move(reader), [device](const TranslationBatch& b) {
-        return to_training_batch(b, device, SourceLengthsOn::host);
-      });
-      batches_.declare_shapes(shapes);
+      batches_ = BatchSource(
+          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
+                                               LengthBatches::Limit::sentences, batch_sentences_, options.seed,
+                                               options.data_workers, Shard{options.rank, options.world_size}),
+          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::host); });
     } else {
       // Specials take ids 0..3 as in a Vocabulary built without a file.
       const Vocabulary specials(std::vector<std::string>{});

@@ -92,14 +92,11 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
       ids_ = {v.bos(), v.eos(), v.pad(), v.pad(), /*source_eos=*/true, length_bucket};
       data_description_ = text.source_file + " -> " + text.target_file;
       // One order shared by all ranks (options.seed); each rank reads its own batches of it.
-      auto reader = std::make_shared<TranslationBatches>(
-          std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_, LengthBatches::Limit::tokens,
-          batch_tokens_, options.seed, options.data_workers, Shard{options.rank, options.world_size});
-      const int64_t shapes = reader->distinct_shapes();
-      batches_ = BatchSource(std::move(reader), [device](const TranslationBatch& b) {
-        return to_training_batch(b, device, SourceLengthsOn::device);
-      });
-      batches_.declare_shapes(shapes);
+      batches_ = BatchSource(
+          std::make_shared<TranslationBatches>(std::make_shared<const SentencePairs>(std::move(text.pairs)), ids_,
+                                               LengthBatches::Limit::tokens, batch_tokens_, options.seed,
+                                               options.data_workers, Shard{options.rank, options.world_size}),
+          [device](const TranslationBatch& b) { return to_training_batch(b, device, SourceLengthsOn::device); });
     } else {
       const Vocabulary specials(std::vector<std::string>{});
       ids_ = {specials.bos(), specials.eos(), specials.pad(), specials.pad(), /*source_eos=*/true, length_bucket};
