@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <random>
 #include <string_view>
-#include <utility>
 
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
@@ -49,8 +48,12 @@ std::vector<std::string> document_files(const std::string& path) {
 
 ByteText::ByteText(const std::string& path, int32_t end_of_text) : path_(path), end_of_text_(end_of_text) {
   constexpr size_t kMapFrom = size_t{1} << 20;
-  // Where each document's bytes are: a mapping's index, or (-1) an offset into copied_.
-  std::vector<std::pair<int64_t, size_t>> places;
+  // Where each document's bytes are: a mapping's index, or (-1) an offset into copied_; and how many.
+  struct Place {
+    int64_t map;
+    size_t offset, bytes;
+  };
+  std::vector<Place> places;
   for (const auto& file : document_files(path)) {
     MappedFile mapped(file);
     if (mapped.size() == 0) throw Error(file + ": the file is empty; expected plain text");
@@ -64,21 +67,18 @@ ByteText::ByteText(const std::string& path, int32_t end_of_text) : path_(path), 
     starts_.push_back(size_);
     size_ += static_cast<int64_t>(mapped.size()) + 1;  // its bytes and the end-of-text mark
     if (mapped.size() >= kMapFrom) {
-      places.emplace_back(static_cast<int64_t>(mapped_.size()), 0);
+      places.push_back({static_cast<int64_t>(mapped_.size()), 0, text.size()});
       mapped_.push_back(std::move(mapped));
     } else {  // copied; the mapping ends here
-      places.emplace_back(-1, copied_.size());
+      places.push_back({-1, copied_.size(), text.size()});
       copied_.append(text);
     }
   }
   // Views last: copied_ no longer moves.
-  for (size_t d = 0; d < places.size(); ++d) {
-    const auto [map, offset] = places[d];
-    const int64_t bytes = (d + 1 < starts_.size() ? starts_[d + 1] : size_) - starts_[d] - 1;
-    documents_.push_back(map >= 0
-                             ? std::string_view(reinterpret_cast<const char*>(mapped_[static_cast<size_t>(map)].data()),
-                                                mapped_[static_cast<size_t>(map)].size())
-                             : std::string_view(copied_).substr(offset, static_cast<size_t>(bytes)));
+  for (const Place& p : places) {
+    const char* bytes = p.map >= 0 ? reinterpret_cast<const char*>(mapped_[static_cast<size_t>(p.map)].data())
+                                   : copied_.data() + p.offset;
+    documents_.emplace_back(bytes, p.bytes);
   }
 }
 
