@@ -54,6 +54,7 @@ for i in $(seq 1 60); do seq -s ' ' 1 $((i % 17 + 2)); done > "$WORK/varied/trai
 expect_exit 0 "throughput" -- run transformer "${tiny[@]}" --repeat 2 --iters 3 --batch-size 64 --data "$WORK/varied" --out "$WORK/tv.json"
 for f in seq2seq transformer tv; do
   json_check "$WORK/$f.json" '(lambda b: b["declared"] >= 2 and len(b["warmup"]) == b["declared"] and set(b["timed"]) <= set(b["warmup"]) and b["timed_iterations_first_seen"] == 0 and not b["warmup_cap_reached"] and r["warmup"]["iterations"] >= b["declared"])(r["batch_shapes"])'
+  json_check "$WORK/$f.json" 'r["warmup"]["ended_by"] == "shapes"'  # asked for 1 iteration, went on for the shapes
 done
 # Two ranks, each its own shard with its own shapes: they agree on how long to warm up.
 expect_exit 0 "distributed +2 ranks" -- run transformer "${tiny[@]}" --nproc 2 --repeat 1 --iters 2 --batch-size 64 --data "$WORK/varied" --out "$WORK/tv2.json"

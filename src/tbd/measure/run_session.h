@@ -30,7 +30,7 @@ namespace tbd {
 
 struct WarmupRecord {
   int64_t iterations = 0;
-  std::string ended_by = "count";  // count | settled | cap | interrupted
+  std::string ended_by = "count";  // count | settled | cap | interrupted | shapes (went on to meet every shape)
   double seconds = 0;
   int64_t shapes_declared = 0;  // Workload::distinct_batch_shapes() (0: not known)
   bool shapes_cap = false;      // warm-up stopped at its cap with a declared shape not yet run

@@ -336,17 +336,19 @@ void warm_up(Session& s, Progress& progress) {
   std::deque<double> recent;
   const int64_t cap = s.options.warmup_auto ? 50 : s.options.warmup;
   s.warmup.shapes_declared = s.workload->distinct_batch_shapes();
-  // Ranks may declare different counts (each its own shard or pool): all
-  // take part in the shape agreement when any declares several, and warm up
-  // as long as any has a declared shape it has not run.
-  const bool cover_shapes = s.agreed(s.warmup.shapes_declared >= 2 ? 1 : 0) > 0;
-  const int64_t shape_cap = std::max<int64_t>(cap, s.agreed(static_cast<int>(8 * s.warmup.shapes_declared)));
-  const auto shapes_unseen = [&s, cover_shapes] {
-    if (!cover_shapes) return false;
-    return s.agreed(static_cast<int64_t>(s.shapes.warmup.size()) < s.warmup.shapes_declared ? 1 : 0) > 0;
+  // Ranks may declare different counts (each its own shard or pool): the
+  // most any declares decides for all, and all warm up as long as any has a
+  // declared shape it has not run.
+  const int64_t most_declared = s.agreed(static_cast<int>(s.warmup.shapes_declared));
+  const int64_t shape_cap = std::max(cap, 8 * most_declared);
+  const auto shapes_unseen = [&s, most_declared] {
+    return most_declared >= 2 &&
+           s.agreed(static_cast<int64_t>(s.shapes.warmup.size()) < s.warmup.shapes_declared ? 1 : 0) > 0;
   };
-  bool settled_now = false;
-  while (s.warmup.iterations < cap || shapes_unseen()) {
+  bool settled_now = false, for_shapes = false;
+  while (true) {
+    const bool counted = settled_now || s.warmup.iterations >= cap;  // what --warmup alone asks is done
+    if (counted && !shapes_unseen()) break;
     if (s.warmup.iterations >= shape_cap) {
       s.warmup.shapes_cap = true;
       break;
@@ -355,16 +357,15 @@ void warm_up(Session& s, Progress& progress) {
       s.partial = true;
       break;
     }
+    for_shapes = counted;  // this iteration runs only to meet a shape
     progress.show("warm-up", s.warmup.iterations + 1, s.options.warmup_auto ? 0 : cap);
     const auto r = run_iteration(s, s.timed_probes, *s.phases, -1, s.warmup.iterations, false, "warm-up");
     ++s.warmup.iterations;
     recent.push_back(r.seconds);
-    if (s.options.warmup_auto && s.agreed(settled(recent) ? 1 : 0) > 0 && !shapes_unseen()) {
-      settled_now = true;
-      break;
-    }
+    if (s.options.warmup_auto && !settled_now) settled_now = s.agreed(settled(recent) ? 1 : 0) > 0;
   }
   if (s.options.warmup_auto) s.warmup.ended_by = settled_now ? "settled" : s.partial ? "interrupted" : "cap";
+  if (for_shapes && !s.partial) s.warmup.ended_by = "shapes";
   s.warmup.seconds = seconds_since(t0);
 }
 
