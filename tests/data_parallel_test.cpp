@@ -118,17 +118,13 @@ struct ShardCase {
   int64_t per_rank = 3;
 };
 
+// "dlrm-dcnv2": dlrm with config=dcnv2 (multi-hot bags, Adagrad).
+std::string registered_name(const std::string& workload) { return workload.substr(0, workload.find('-')); }
+
 ShardCase shard_case(const std::string& workload) {
   if (workload == "seq2seq") return {{{"dropout", "0"}, {"max_gradient_norm", "1"}}, 3};
+  if (workload == "dlrm-dcnv2") return {{{"config", "dcnv2"}}, 8};
   return {{}, 8};
-}
-
-Batch rows(const Batch& b, int64_t start, int64_t count) {
-  Batch part;
-  for (const auto& t : b.inputs) part.inputs.push_back(t.narrow(0, start, count));
-  for (const auto& t : b.targets) part.targets.push_back(t.narrow(0, start, count));
-  part.samples = count;
-  return part;
 }
 
 torch::Tensor flat(const ParameterSet& s) {
@@ -145,7 +141,7 @@ TEST(DataParallelWorker, TrainsItsWorkloadShard) {
   const DistEnvironment env = read_dist_environment();
   auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
   const ShardCase c = shard_case(workload);
-  testing::WorkloadUnderTest t(workload, Scale::tiny, c.settings, c.per_rank * env.world_size);
+  testing::WorkloadUnderTest t(registered_name(workload), Scale::tiny, c.settings, c.per_rank * env.world_size);
   ParameterSet state = t.workload->state();
   {
     torch::NoGradGuard no_grad;
@@ -154,16 +150,18 @@ TEST(DataParallelWorker, TrainsItsWorkloadShard) {
   GradientReducer reducer(state.weights, *group, 16 * 1024, overlap);
   t.phases.set_gradient_sync(&reducer);
   const Batch whole = t.workload->next_batch();
-  const Batch mine = rows(whole, env.rank * c.per_rank, c.per_rank);
+  const bool bags = std::string(workload).starts_with("dlrm");
+  const Batch mine = testing::batch_rows(whole, env.rank * c.per_rank, c.per_rank, bags);
   const int64_t accum = std::getenv("TBD_TEST_ACCUM") ? std::atoi(std::getenv("TBD_TEST_ACCUM")) : 1;
   ASSERT_EQ(c.per_rank % accum, 0);
   std::vector<Batch> micro;
-  for (int64_t k = 0; k < accum; ++k) micro.push_back(rows(mine, k * c.per_rank / accum, c.per_rank / accum));
+  for (int64_t k = 0; k < accum; ++k)
+    micro.push_back(testing::batch_rows(mine, k * c.per_rank / accum, c.per_rank / accum, bags));
   for (int i = 0; i < kSteps; ++i) t.step(micro);
   if (accum > 1) {
     EXPECT_EQ(reducer.take_history().size(), static_cast<size_t>(kSteps));  // one sync per step
   }
-  if (std::string(workload) == "dlrm" && accum == 1) {
+  if (bags && accum == 1) {
     const auto history = reducer.take_history();
     ASSERT_EQ(history.size(), static_cast<size_t>(kSteps));
     auto bytes = [](const CommIteration& it) {
@@ -195,7 +193,7 @@ void expect_workload_two_ranks_match_one(const std::string& workload, const std:
   torch::load(distributed, out);
 
   const ShardCase c = shard_case(workload);
-  testing::WorkloadUnderTest t(workload, Scale::tiny, c.settings, 2 * c.per_rank);
+  testing::WorkloadUnderTest t(registered_name(workload), Scale::tiny, c.settings, 2 * c.per_rank);
   const auto before = flat(t.workload->state()).clone();
   const Batch whole = t.workload->next_batch();
   if (workload == "seq2seq") ASSERT_GT(whole.inputs[0].size(1), whole.inputs[1].min().item<int64_t>());  // padded
@@ -221,6 +219,8 @@ TEST(DataParallel, DlrmAccumulatedMicroBatchesTwoRanksMatchOneRankWithOverlap) {
 TEST(DataParallel, DlrmAccumulatedMicroBatchesTwoRanksMatchOneRankWithoutOverlap) {
   expect_workload_two_ranks_match_one("dlrm", "off", 4);
 }
+// Multi-hot bags and Adagrad's sparse row update (MLPerf's DLRMv2).
+TEST(DataParallel, DlrmDcnV2MultiHotTwoRanksMatchOneRank) { expect_workload_two_ranks_match_one("dlrm-dcnv2", "on"); }
 
 void expect_two_ranks_match_one(const std::string& overlap) {
   testing::TempDir dir;

@@ -3,6 +3,10 @@
 #include <cmath>
 #include <fstream>
 
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "tbd/core/error.h"
+#include "tbd/data/embedding_bags.h"
 #include "tbd/nn/dlrm.h"
 #include "test_util.h"
 #include "workload_steps.h"
@@ -38,57 +42,196 @@ TEST(DLRM, MaxRowsCapsTheTables) {
   for (const auto& rows : config["table_sizes"]) EXPECT_LE(rows.get<int64_t>(), 50);
 }
 
-TEST(DLRM, ClosedFormMatchesTheBuiltModel) {
-  nn::DLRMConfig c;
-  for (auto& rows : c.table_sizes) rows = std::min<int64_t>(rows, 2000);
-  EXPECT_EQ(count_parameters(*nn::DLRM(c)), nn::dlrm_parameters(c));
-  EXPECT_EQ(nn::dlrm_top_widths(c), (std::vector<int64_t>{367, 512, 256, 1}));
-  EXPECT_EQ(nn::dlrm_bottom_widths(c), (std::vector<int64_t>{13, 512, 256, 64, 16}));
+// The production-shaped configurations, by hand from their published
+// definitions (REFERENCE.md):
+// dcnv2 (MLPerf DLRMv2): Σ rows of the 26 capped Criteo 1TB tables =
+//   204,184,588, × 128                                                 = 26,135,627,264
+//   bottom 13→512→256→128: 7,168 + 131,328 + 32,896                    =        171,392
+//   cross net, width 27 × 128 = 3,456, rank 512, 3 layers:
+//     3 × (2 × 3,456 × 512 + 3,456) = 3 × 3,542,400                    =     10,627,200
+//   top 3,456→1024→1024→512→256→1:
+//     3,539,968 + 1,049,600 + 524,800 + 131,328 + 257                  =      5,245,953
+//   dense 16,044,545; total                                            = 26,151,671,809
+// rm1: 8 × 4,000,000 × 32 = 1,024,000,000; bottom 128→64→32: 8,256 + 2,080;
+//   top (8+1)·32 = 288→256→64→1: 73,984 + 16,448 + 65: dense 100,833
+// rm2: 32 × 500,000 × 64 = 1,024,000,000; bottom 256→128→64: 32,896 + 8,256;
+//   top 33·64 = 2,112→128→64→1: 270,464 + 8,256 + 65: dense 319,937
+// rm3: 10 × 2,000,000 × 32 = 640,000,000; bottom 2560→1024→256→32:
+//   2,622,464 + 262,400 + 8,224; top 11·32 = 352→512→256→1:
+//   180,736 + 131,328 + 257: dense 3,205,409
+TEST(DLRM, ProductionConfigurationsCountedByHand) {
+  const auto w = create_workload("dlrm");
+  struct Expected {
+    const char* config;
+    int64_t embedding, dense;
+  };
+  for (const auto& e : {Expected{"kaggle", 540'201'232, 475'985}, Expected{"dcnv2", 26'135'627'264, 16'044'545},
+                        Expected{"rm1", 1'024'000'000, 100'833}, Expected{"rm2", 1'024'000'000, 319'937},
+                        Expected{"rm3", 640'000'000, 3'205'409}}) {
+    const Settings settings(w->info().settings, {{"config", e.config}}, "dlrm");
+    EXPECT_EQ(w->full_scale_parameters(settings), e.embedding + e.dense) << e.config;
+    const auto parts = w->parameter_parts(settings);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0], (std::pair<std::string, int64_t>{"embedding", e.embedding})) << e.config;
+    EXPECT_EQ(parts[1], (std::pair<std::string, int64_t>{"dense", e.dense})) << e.config;
+  }
+  const auto dcnv2 = nn::dlrm_config("dcnv2");
+  int64_t rows = 0, lookups = 0;
+  for (int64_t r : dcnv2.table_sizes) rows += r;
+  for (int64_t l : dcnv2.lookups) lookups += l;
+  EXPECT_EQ(rows, 204'184'588);
+  EXPECT_EQ(lookups, 214);  // ids per sample
+  EXPECT_EQ(nn::dlrm_top_widths(dcnv2), (std::vector<int64_t>{3456, 1024, 1024, 512, 256, 1}));
+  EXPECT_EQ(nn::dlrm_top_widths(nn::dlrm_config("rm2"))[0], 2112);
+  EXPECT_THROW(nn::dlrm_config("rm4"), UsageError);
 }
+
+// The closed forms count what the module holds, for every configuration
+// (the published layers, tables capped so they build quickly).
+TEST(DLRM, ClosedFormMatchesTheBuiltModel) {
+  for (const auto& name : nn::dlrm_config_names()) {
+    nn::DLRMConfig c = nn::dlrm_config(name);
+    for (auto& rows : c.table_sizes) rows = std::min<int64_t>(rows, 200);
+    nn::DLRM model(c);
+    EXPECT_EQ(count_parameters(*model), nn::dlrm_parameters(c)) << name;
+    int64_t tables = 0;
+    for (const auto& p : model->tables->parameters()) tables += p.numel();
+    EXPECT_EQ(tables, nn::dlrm_embedding_parameters(c)) << name;
+  }
+  const nn::DLRMConfig kaggle;
+  EXPECT_EQ(nn::dlrm_top_widths(kaggle), (std::vector<int64_t>{367, 512, 256, 1}));
+  EXPECT_EQ(nn::dlrm_bottom_widths(kaggle), (std::vector<int64_t>{13, 512, 256, 64, 16}));
+}
+
+// Two tables, three samples; the bags' ids and offsets as a batch carries them.
+struct SmallModel {
+  nn::DLRMConfig config;
+  torch::Tensor dense = torch::rand({3, 13});
+  // Table 0 one-hot; table 1 multi-hot with bags of 2, 0 and 3 ids (a
+  // variable-length layout with an empty bag, which the module takes).
+  std::vector<torch::Tensor> bags = {torch::tensor({0, 4, 2}, torch::kInt64), torch::tensor({0, 1, 2}, torch::kInt64),
+                                     torch::tensor({1, 6, 3, 3, 0}, torch::kInt64),
+                                     torch::tensor({0, 2, 2}, torch::kInt64)};
+  explicit SmallModel(nn::DLRMInteraction interaction) {
+    config.table_sizes = {5, 7};
+    config.embedding_dim = 2;
+    config.bottom = {4};
+    config.top = {3};
+    config.interaction = interaction;
+    config.cross_layers = 2;
+    config.cross_rank = 3;
+  }
+  // Each sample's pooled vector, summed by hand from the table's rows.
+  static torch::Tensor pooled(nn::DLRM& model, size_t table, const std::vector<std::vector<int64_t>>& bags) {
+    const auto& w = model->tables->ptr<torch::nn::EmbeddingBagImpl>(table)->weight;
+    std::vector<torch::Tensor> rows;
+    for (const auto& bag : bags) {
+      auto sum = torch::zeros({w.size(1)});
+      for (int64_t id : bag) sum = sum + w[id];
+      rows.push_back(sum);
+    }
+    return torch::stack(rows);
+  }
+  torch::Tensor by_hand_inputs(nn::DLRM& model) {
+    auto x = model->bottom->forward(dense);
+    return torch::cat({x, pooled(model, 0, {{0}, {4}, {2}}), pooled(model, 1, {{1, 6}, {}, {3, 3, 0}})}, 1);
+  }
+};
 
 // The interaction is every dot product between distinct vectors, once.
 TEST(DLRM, DotInteractionFeedsTheTopMLP) {
-  nn::DLRMConfig c;
-  c.table_sizes = {5, 7};
-  c.embedding_dim = 2;
-  c.bottom = {4};
-  c.top = {3};
-  nn::DLRM model(c);
-  EXPECT_EQ(nn::dlrm_top_widths(c)[0], 2 + 3);  // 3 vectors: 3 pairs
-  auto dense = torch::rand({4, 13});
-  auto sparse = torch::tensor({0, 1, 4, 6, 2, 2, 3, 0}, torch::kInt64).view({4, 2});
-  auto x = model->bottom->forward(dense);
-  auto e0 = model->tables->ptr<torch::nn::EmbeddingBagImpl>(0)->weight.index_select(0, sparse.select(1, 0));
-  auto e1 = model->tables->ptr<torch::nn::EmbeddingBagImpl>(1)->weight.index_select(0, sparse.select(1, 1));
+  SmallModel m(nn::DLRMInteraction::dot);
+  nn::DLRM model(m.config);
+  EXPECT_EQ(nn::dlrm_top_widths(m.config)[0], 2 + 3);  // 3 vectors: 3 pairs
+  const auto v = m.by_hand_inputs(model);
+  const auto x = v.slice(1, 0, 2), e0 = v.slice(1, 2, 4), e1 = v.slice(1, 4, 6);
   auto manual = torch::cat({x, (e0 * x).sum(1, true), (e1 * x).sum(1, true), (e1 * e0).sum(1, true)}, 1);
-  EXPECT_TRUE(torch::allclose(model->forward(dense, sparse), model->top->forward(manual).squeeze(1), 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(model->forward(m.dense, m.bags), model->top->forward(manual).squeeze(1), 1e-5, 1e-6));
 }
 
-TEST(DLRM, TinyStepGivesFiniteLoss) {
-  WorkloadUnderTest t("dlrm", Scale::tiny, {}, 64);
-  const Batch b = t.workload->next_batch();
-  EXPECT_EQ(b.samples, 64);
-  EXPECT_EQ(b.inputs[0].sizes(), (std::vector<int64_t>{64, 13}));
-  EXPECT_EQ(b.inputs[1].sizes(), (std::vector<int64_t>{64, 26}));
-  EXPECT_GE(b.inputs[0].min().item<float>(), 0.0f);  // log(1 + count)
-  const double loss = t.step(b);
-  EXPECT_TRUE(std::isfinite(loss));
-  EXPECT_LT(loss, 3.0);
+// Concatenation (DeepRecSys): the bottom output, then each table's pooled sum.
+TEST(DLRM, ConcatInteractionPoolsMultiHotBags) {
+  SmallModel m(nn::DLRMInteraction::cat);
+  nn::DLRM model(m.config);
+  EXPECT_EQ(nn::dlrm_top_widths(m.config)[0], 3 * 2);
+  const auto manual = m.by_hand_inputs(model);
+  EXPECT_TRUE(torch::allclose(model->forward(m.dense, m.bags), model->top->forward(manual).squeeze(1), 1e-5, 1e-6));
 }
 
-TEST(DLRM, SyntheticIdsAreSkewed) {
-  WorkloadUnderTest t("dlrm", Scale::tiny, {}, 2000);
-  const auto ids = t.workload->next_batch().inputs[1].select(1, 2);  // a 1000-row table
-  const auto counts = torch::bincount(ids, {}, 1000);
-  // Power law: the hottest id takes far more than a uniform 2 of 2000 draws.
-  EXPECT_GT(counts.max().item<int64_t>(), 50);
-  EXPECT_LT(ids.max().item<int64_t>(), 1000);
+// DCN-v2's low-rank cross layers by hand: x_{l+1} = x0 ⊙ (W (V x_l) + b) + x_l.
+TEST(DLRM, CrossNetworkFollowsDcnV2) {
+  SmallModel m(nn::DLRMInteraction::dcn);
+  nn::DLRM model(m.config);
+  ASSERT_EQ(model->cross->w->size(), 2u);
+  EXPECT_EQ(model->cross->w[0].sizes(), (std::vector<int64_t>{6, 3}));
+  EXPECT_EQ(model->cross->v[0].sizes(), (std::vector<int64_t>{3, 6}));
+  {
+    torch::NoGradGuard no_grad;  // the bias starts at zero: give it values so a misuse shows
+    for (size_t l = 0; l < 2; ++l) model->cross->bias[l].uniform_(-1, 1);
+  }
+  const auto x0 = m.by_hand_inputs(model);
+  auto x = x0;
+  for (size_t l = 0; l < 2; ++l) {
+    const auto& w = model->cross->w[l];
+    const auto& v = model->cross->v[l];
+    x = x0 * (torch::matmul(torch::matmul(x, v.t()), w.t()) + model->cross->bias[l]) + x;
+  }
+  EXPECT_TRUE(torch::allclose(model->forward(m.dense, m.bags), model->top->forward(x).squeeze(1), 1e-5, 1e-6));
 }
 
-TEST(DLRM, LossFallsOnOneFixedBatch) {
-  WorkloadUnderTest t("dlrm", Scale::tiny, {}, 64);
-  const auto losses = t.train_on_one_batch(40);
-  EXPECT_LT(losses.back(), 0.7 * losses.front()) << losses.front() << " -> " << losses.back();
+TEST(DLRM, EveryConfigurationTrainsAtTiny) {
+  for (const auto& name : nn::dlrm_config_names()) {
+    WorkloadUnderTest t("dlrm", Scale::tiny, {{"config", name}}, 64);
+    const Batch b = t.workload->next_batch();
+    const auto c = nn::dlrm_config(name);
+    ASSERT_EQ(b.inputs.size(), 1 + 2 * c.table_sizes.size()) << name;
+    EXPECT_EQ(b.inputs[0].sizes(), (std::vector<int64_t>{64, c.dense_features})) << name;
+    EXPECT_GE(b.inputs[0].min().item<float>(), 0.0f);  // log(1 + count)
+    for (size_t t = 0; t < c.table_sizes.size(); ++t) {
+      const int64_t per_sample = c.lookups.empty() ? 1 : c.lookups[t];
+      EXPECT_EQ(b.inputs[1 + 2 * t].numel(), 64 * per_sample) << name << " table " << t;
+      EXPECT_EQ(b.inputs[2 + 2 * t][1].item<int64_t>(), per_sample) << name << " table " << t;
+      EXPECT_LT(b.inputs[1 + 2 * t].max().item<int64_t>(), std::min<int64_t>(c.table_sizes[t], 1000));
+    }
+    const auto losses = t.train_on_one_batch(40);
+    EXPECT_LT(losses.back(), 0.7 * losses.front()) << name << ": " << losses.front() << " -> " << losses.back();
+    const auto config = t.workload->configuration();
+    EXPECT_EQ(config["config"], name);
+    EXPECT_EQ(config["optimizer"], name == "dcnv2" ? "adagrad" : "sgd");
+  }
+}
+
+TEST(DLRM, ModelsWithoutADatasetRefuseData) {
+  testing::TempDir dir;
+  std::ofstream(dir / "train.txt") << "1\n";
+  try {
+    WorkloadUnderTest t("dlrm", Scale::tiny, {{"config", "rm2"}}, 4, c10::ScalarType::Float, dir / "train.txt");
+    FAIL() << "rm2 took a Criteo file";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("synthetic"), std::string::npos) << e.what();
+  }
+}
+
+// P(rank r) ∝ (r + 1)^-s: uniform at s = 0, the hottest id about
+// ln 2 / ln(rows + 1) of the draws at s = 1 (10% of a 1000-row table), more
+// above; every id inside the table.
+TEST(DLRM, PowerLawIdsFollowTheirExponent) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
+  const int64_t rows = 1000, draws = 200'000;
+  auto hottest_share = [&](double skew) {
+    const auto ids = power_law_ids(rows, draws, skew, gen);
+    EXPECT_GE(ids.min().item<int64_t>(), 0);
+    EXPECT_LT(ids.max().item<int64_t>(), rows);
+    const auto counts = torch::bincount(ids, {}, rows);
+    if (skew == 0) {  // 200 expected per id: the Poisson spread stays well inside ±40%
+      EXPECT_GT(counts.min().item<int64_t>(), 120);
+      EXPECT_LT(counts.max().item<int64_t>(), 280);
+    }
+    return static_cast<double>(counts.max().item<int64_t>()) / draws;
+  };
+  EXPECT_LT(hottest_share(0.0), 0.0015);
+  EXPECT_NEAR(hottest_share(1.0), std::log(2.0) / std::log(1001.0), 0.01);
+  EXPECT_GT(hottest_share(1.5), 0.3);
 }
 
 TEST(DLRM, TrainsOnACriteoFile) {

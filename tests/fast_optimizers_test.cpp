@@ -117,6 +117,21 @@ void check_rmsprop(const c10::Device& device) {
       device, [](auto p, auto impl) { return make_rmsprop(p, R(0.01).centered(true), impl); }, "centered");
 }
 
+void check_adagrad(const c10::Device& device) {
+  using G = torch::optim::AdagradOptions;
+  expect_equivalent(
+      device,
+      [](auto p, auto impl) { return make_adagrad({torch::optim::OptimizerParamGroup(p)}, G(0.05).eps(1e-10), impl); },
+      "adagrad (dlrm dcnv2)");
+  expect_equivalent(
+      device,
+      [](auto p, auto impl) {
+        return make_adagrad({torch::optim::OptimizerParamGroup(p)},
+                            G(0.05).lr_decay(0.1).weight_decay(1e-2).initial_accumulator_value(0.1), impl);
+      },
+      "adagrad, lr decay, weight decay, initial accumulator");
+}
+
 void check_parameter_groups(const c10::Device& device) {
   // gpt: decay on matrices, none on vectors, in one optimizer.
   const auto make = [](std::vector<torch::Tensor> p, OptimizerImpl impl) -> std::unique_ptr<torch::optim::Optimizer> {
@@ -132,6 +147,7 @@ void check_parameter_groups(const c10::Device& device) {
 TEST(FastOptimizers, SgdMatchesLibTorch) { check_sgd(c10::kCPU); }
 TEST(FastOptimizers, AdamAndAdamWMatchLibTorch) { check_adam_and_adamw(c10::kCPU); }
 TEST(FastOptimizers, RmspropMatchesLibTorch) { check_rmsprop(c10::kCPU); }
+TEST(FastOptimizers, AdagradMatchesLibTorch) { check_adagrad(c10::kCPU); }
 TEST(FastOptimizers, ParameterGroupsKeepTheirOwnOptions) { check_parameter_groups(c10::kCPU); }
 
 // The same comparisons on the GPU, where the fused steps are ATen's CUDA
@@ -143,45 +159,62 @@ TEST(Gpu, FusedAndForeachOptimizersMatchLibTorchOnCuda) {
   check_sgd(cuda);
   check_adam_and_adamw(cuda);
   check_rmsprop(cuda);
+  check_adagrad(cuda);
   check_parameter_groups(cuda);
 }
 
+// Embedding bags with sparse gradients and dense MLPs in one group (dlrm):
+// `make` steps them with the loop and with `impl`; the weights must agree.
+void expect_sparse_and_dense_agree(const Make& make, OptimizerImpl impl, const std::string& what) {
+  torch::manual_seed(3);
+  torch::nn::Embedding ea(torch::nn::EmbeddingOptions(10, 4).sparse(true)),
+      eb(torch::nn::EmbeddingOptions(10, 4).sparse(true));
+  torch::nn::Linear la(4, 2), lb(4, 2);
+  eb->weight.data().copy_(ea->weight.data());
+  lb->weight.data().copy_(la->weight.data());
+  lb->bias.data().copy_(la->bias.data());
+  const auto group = [](auto& e, auto& l) {
+    auto p = e->parameters();
+    for (const auto& q : l->parameters()) p.push_back(q);
+    return p;
+  };
+  auto oa = make(group(ea, la), OptimizerImpl::loop);
+  auto ob = make(group(eb, lb), impl);
+  const auto before = ea->weight.clone();
+  for (int s = 0; s < 3; ++s) {
+    // Repeated ids: the sparse gradient holds row 3 twice until coalesced.
+    const auto ids = torch::tensor({1, 3, 3, s + 5}, torch::kLong);
+    la->forward(ea->forward(ids)).pow(2).sum().backward();
+    lb->forward(eb->forward(ids)).pow(2).sum().backward();
+    ASSERT_TRUE(eb->weight.grad().is_sparse());
+    ASSERT_FALSE(lb->weight.grad().is_sparse());
+    oa->step();
+    ob->step();
+    oa->zero_grad();
+    ob->zero_grad();
+  }
+  const auto label = what + ", " + to_string(impl);
+  EXPECT_FALSE(torch::allclose(before, ea->weight)) << label << ": the tables did not move";
+  EXPECT_TRUE(torch::equal(before[0], eb->weight[0])) << label << ": a row no batch looked up changed";
+  EXPECT_TRUE(torch::allclose(ea->weight, eb->weight, 1e-6, 1e-7)) << label;
+  EXPECT_TRUE(torch::allclose(la->weight, lb->weight, 1e-6, 1e-7)) << label;
+  EXPECT_TRUE(torch::allclose(la->bias, lb->bias, 1e-6, 1e-7)) << label;
+}
+
 TEST(FastOptimizers, SparseGradientsKeepTheirSparsePathBesideDenseOnes) {
-  // dlrm: embedding bags with sparse gradients and dense MLPs in one group,
-  // plain SGD; the dense part takes the multi-tensor kernels. With momentum
-  // as well, where LibTorch's sparse path keeps a momentum buffer too.
-  for (const double momentum : {0.0, 0.9}) {
-    for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach}) {
-      torch::manual_seed(3);
-      torch::nn::Embedding ea(torch::nn::EmbeddingOptions(10, 4).sparse(true)),
-          eb(torch::nn::EmbeddingOptions(10, 4).sparse(true));
-      torch::nn::Linear la(4, 2), lb(4, 2);
-      eb->weight.data().copy_(ea->weight.data());
-      lb->weight.data().copy_(la->weight.data());
-      lb->bias.data().copy_(la->bias.data());
-      const auto group = [](auto& e, auto& l) {
-        auto p = e->parameters();
-        for (const auto& q : l->parameters()) p.push_back(q);
-        return p;
-      };
-      auto oa = make_sgd(group(ea, la), torch::optim::SGDOptions(0.5).momentum(momentum), OptimizerImpl::loop);
-      auto ob = make_sgd(group(eb, lb), torch::optim::SGDOptions(0.5).momentum(momentum), impl);
-      const auto ids = torch::tensor({1, 3, 3, 7}, torch::kLong);
-      for (int s = 0; s < 3; ++s) {
-        la->forward(ea->forward(ids)).pow(2).sum().backward();
-        lb->forward(eb->forward(ids)).pow(2).sum().backward();
-        ASSERT_TRUE(eb->weight.grad().is_sparse());
-        ASSERT_FALSE(lb->weight.grad().is_sparse());
-        oa->step();
-        ob->step();
-        oa->zero_grad();
-        ob->zero_grad();
-      }
-      const auto what = std::string(to_string(impl)) + ", momentum " + std::to_string(momentum);
-      EXPECT_TRUE(torch::allclose(ea->weight, eb->weight, 1e-6, 1e-7)) << what;
-      EXPECT_TRUE(torch::allclose(la->weight, lb->weight, 1e-6, 1e-7)) << what;
-      EXPECT_TRUE(torch::allclose(la->bias, lb->bias, 1e-6, 1e-7)) << what;
-    }
+  // Plain SGD (dlrm kaggle, rm1-3), with momentum as well, where LibTorch's
+  // sparse path keeps a momentum buffer too; Adagrad (dlrm dcnv2), whose
+  // sparse path updates the looked-up rows' accumulators only.
+  for (OptimizerImpl impl : {OptimizerImpl::fused, OptimizerImpl::foreach}) {
+    for (const double momentum : {0.0, 0.9})
+      expect_sparse_and_dense_agree(
+          [momentum](auto p, auto i) { return make_sgd(p, torch::optim::SGDOptions(0.5).momentum(momentum), i); }, impl,
+          "sgd, momentum " + std::to_string(momentum));
+    expect_sparse_and_dense_agree(
+        [](auto p, auto i) {
+          return make_adagrad({torch::optim::OptimizerParamGroup(p)}, torch::optim::AdagradOptions(0.5).eps(1e-10), i);
+        },
+        impl, "adagrad");
   }
 }
 

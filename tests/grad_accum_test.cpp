@@ -45,19 +45,10 @@ class GradientSnapshot final : public PhaseListener {
   std::vector<torch::Tensor> weights_;
 };
 
-// Rows [start, start + count) of every input and target (each batch here is row-major).
-Batch rows(const Batch& b, int64_t start, int64_t count) {
-  Batch part;
-  for (const auto& t : b.inputs) part.inputs.push_back(t.narrow(0, start, count));
-  for (const auto& t : b.targets) part.targets.push_back(t.narrow(0, start, count));
-  part.samples = count;
-  return part;
-}
-
-std::vector<Batch> split(const Batch& whole, int64_t parts) {
+std::vector<Batch> split(const Batch& whole, int64_t parts, const std::string& workload) {
   const int64_t each = whole.inputs[0].size(0) / parts;
   std::vector<Batch> micro;
-  for (int64_t i = 0; i < parts; ++i) micro.push_back(rows(whole, i * each, each));
+  for (int64_t i = 0; i < parts; ++i) micro.push_back(testing::batch_rows(whole, i * each, each, workload == "dlrm"));
   return micro;
 }
 
@@ -85,7 +76,7 @@ OneStep one_step(const std::string& workload, const std::map<std::string, std::s
   OneStep s;
   s.before = flat(state.weights).clone();
   const Batch whole = t.workload->next_batch();
-  s.loss = t.workload->step(split(whole, parts), phases).loss.item<double>();
+  s.loss = t.workload->step(split(whole, parts, workload), phases).loss.item<double>();
   s.gradients = flat(snapshot.gradients);
   s.after = flat(t.workload->state().weights);
   s.optimizer_phases = snapshot.optimizer_phases;
@@ -126,8 +117,13 @@ TEST_P(GradAccumEquivalence, MicroBatchesGiveTheWholeBatchsStep) {
 INSTANTIATE_TEST_SUITE_P(WithoutBatchStatistics, GradAccumEquivalence,
                          ::testing::Values(EquivalenceCase{"gpt", {{"dropout", "0"}}, 8},
                                            EquivalenceCase{"llama", {{"warmup_steps", "0"}}, 8},
-                                           EquivalenceCase{"ncf", {}, 64}, EquivalenceCase{"dlrm", {}, 32}),
-                         [](const auto& info) { return info.param.workload; });
+                                           EquivalenceCase{"ncf", {}, 64}, EquivalenceCase{"dlrm", {}, 32},
+                                           EquivalenceCase{"dlrm", {{"config", "dcnv2"}}, 32}),
+                         [](const auto& info) {
+                           const auto config = info.param.settings.find("config");
+                           return info.param.workload +
+                                  (config == info.param.settings.end() ? "" : "_" + config->second);
+                         });
 
 // Batch norm normalises each micro-batch by its own mean and variance (as
 // PyTorch's BatchNorm does under accumulation), so four micro-batches are not

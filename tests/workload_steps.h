@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tbd/core/rng.h"
+#include "tbd/data/embedding_bags.h"
 #include "tbd/workloads/registry.h"
 
 namespace tbd::testing {
@@ -50,5 +51,21 @@ struct WorkloadUnderTest {
     return losses;
   }
 };
+
+// Samples [start, start + count) of a batch: every input's and target's rows,
+// or, where the inputs after the first are embedding bags (dlrm), those
+// samples' bags.
+inline Batch batch_rows(const Batch& b, int64_t start, int64_t count, bool embedding_bags = false) {
+  Batch part;
+  if (embedding_bags) {
+    part.inputs = bag_rows(at::TensorList(b.inputs).slice(1), start, count);
+    part.inputs.insert(part.inputs.begin(), b.inputs[0].narrow(0, start, count));
+  } else {
+    for (const auto& t : b.inputs) part.inputs.push_back(t.narrow(0, start, count));
+  }
+  for (const auto& t : b.targets) part.targets.push_back(t.narrow(0, start, count));
+  part.samples = count;
+  return part;
+}
 
 }  // namespace tbd::testing

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -115,6 +116,9 @@ class Workload {
   // Parameters of the published (full-scale) model under these settings, for
   // `tbd list`; builds the model on the CPU without data or optimizer.
   virtual int64_t full_scale_parameters(const Settings& settings) const = 0;
+  // The same count split by kind where the kinds train differently (dlrm:
+  // "embedding" tables with sparse gradients, "dense" layers); empty: no split.
+  virtual std::vector<std::pair<std::string, int64_t>> parameter_parts(const Settings& settings) const { return {}; }
   // The model these settings build, for titles and results (resnet50 with
   // depth=101 is "ResNet-101 v1.5 ..."); info().model by default.
   virtual std::string model_title(const Settings& settings) const { return info().model; }

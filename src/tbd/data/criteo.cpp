@@ -7,6 +7,7 @@
 #include "tbd/core/error.h"
 #include "tbd/data/batch_pool.h"
 #include "tbd/data/dataset_paths.h"
+#include "tbd/data/embedding_bags.h"
 
 namespace tbd {
 
@@ -118,7 +119,10 @@ CriteoBatch CriteoBatches::make(int64_t) {
 
 Batch to_training_batch(const CriteoBatch& b, c10::Device device) {
   Batch batch;
-  batch.inputs = {to_device(b.dense, device), to_device(b.sparse, device)};
+  // One id per table and sample: bags of one.
+  std::vector<torch::Tensor> columns = b.sparse.split(1, 1);
+  batch.inputs = fixed_size_bags(columns, device);
+  batch.inputs.insert(batch.inputs.begin(), to_device(b.dense, device));
   batch.targets = {to_device(b.labels, device)};
   batch.samples = b.labels.size(0);
   return batch;

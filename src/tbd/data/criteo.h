@@ -28,7 +28,8 @@ struct CriteoBatch {
   torch::Tensor labels;  // [B] float 0/1
 };
 
-// The batch as DLRM trains on it: inputs dense, sparse; target labels; on `device`.
+// The batch as DLRM trains on it: inputs dense, then each table's ids and
+// offsets (bags of one id, embedding_bags.h); target labels; on `device`.
 Batch to_training_batch(const CriteoBatch& b, c10::Device device);
 
 // One line into row `row` of the batch's tensors; throws Error naming

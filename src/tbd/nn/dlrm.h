@@ -1,15 +1,24 @@
-// DLRM (Naumov et al. 2019) as facebookresearch/dlrm builds it: dense
-// features through a bottom MLP, one sum-mode embedding bag per categorical
-// feature, pairwise dot products of all those vectors (without self-pairs),
-// concatenated with the bottom MLP output, then a top MLP to one logit.
+// DLRM (Naumov et al. 2019) and the production-shaped models built the same
+// way: dense features through a bottom MLP, one sum-pooled embedding bag per
+// categorical feature (one id per bag in the Criteo Kaggle configuration,
+// several in the multi-hot ones), an interaction of the bottom MLP's output
+// with the pooled embeddings, then a top MLP to one logit. The interactions:
+//   dot  every pairwise dot product of those vectors (without self-pairs),
+//        concatenated with the bottom MLP output (facebookresearch/dlrm);
+//   cat  the vectors concatenated (DeepRecSys's RM1–RM3);
+//   dcn  the vectors concatenated, through DCN-v2's low-rank cross network
+//        (TorchRec's DLRM_DCN, MLPerf Training's DLRMv2).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include <ATen/core/TensorBody.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 
+#include "tbd/nn/low_rank_cross_net.h"
 #include "tbd/nn/mlp.h"
 
 namespace tbd::nn {
@@ -17,35 +26,58 @@ namespace tbd::nn {
 // Criteo Kaggle (Display Advertising Challenge) table sizes, in feature order.
 const std::vector<int64_t>& criteo_kaggle_table_sizes();
 
+enum class DLRMInteraction { dot, cat, dcn };
+
 struct DLRMConfig {
   int64_t dense_features = 13;
   std::vector<int64_t> table_sizes = criteo_kaggle_table_sizes();
+  // Ids pooled into each table's bag per sample (the multi-hot size); empty:
+  // one each. The model takes any bag lengths (offsets); this is what the
+  // synthetic data draws and what the published configuration looks up.
+  std::vector<int64_t> lookups;
   int64_t embedding_dim = 16;
   std::vector<int64_t> bottom = {512, 256, 64};  // hidden widths; the last layer is embedding_dim
   std::vector<int64_t> top = {512, 256};         // hidden widths; then one logit
-  bool sparse_gradients = true;                  // as the reference: SGD touches only the looked-up rows
+  DLRMInteraction interaction = DLRMInteraction::dot;
+  int64_t cross_layers = 3, cross_rank = 512;  // dcn only
+  // The initialisation: facebookresearch/dlrm's normal MLP weights, or
+  // LibTorch's (= torch.nn's) default Linear initialisation, as TorchRec.
+  bool reference_mlp_init = true;
+  bool sparse_gradients = true;  // as the references: the optimizer touches only the looked-up rows
 };
+
+// The published configurations by name: kaggle, dcnv2, rm1, rm2, rm3
+// (REFERENCE.md; docs/workloads.md#dlrm). Throws UsageError on another name.
+DLRMConfig dlrm_config(const std::string& name);
+const std::vector<std::string>& dlrm_config_names();
 
 // Widths including input and output: {13, 512, 256, 64, 16} and {367, 512, 256, 1}.
 std::vector<int64_t> dlrm_bottom_widths(const DLRMConfig& c);
 std::vector<int64_t> dlrm_top_widths(const DLRMConfig& c);
+int64_t dlrm_interaction_width(const DLRMConfig& c);  // what the interaction hands the top MLP
 
 class DLRMImpl : public torch::nn::Module {
  public:
   explicit DLRMImpl(const DLRMConfig& config);
-  // dense [B, 13] float, sparse [B, 26] int64 (one id per table) -> logits [B]
-  torch::Tensor forward(const torch::Tensor& dense, const torch::Tensor& sparse);
+  // dense [B, F] float; bags: per table its ids (1-D int64) then the offsets
+  // at which each of the B bags starts in them (1-D int64, B entries), as
+  // torch.nn.EmbeddingBag takes them -> logits [B].
+  torch::Tensor forward(const torch::Tensor& dense, at::TensorList bags);
 
   MLP bottom{nullptr}, top{nullptr};
   torch::nn::ModuleList tables{nullptr};
+  LowRankCrossNet cross{nullptr};  // dcn only
 
  private:
-  torch::Tensor pair_rows_, pair_cols_;  // strictly-lower-triangle indices of the interaction
+  DLRMInteraction interaction_;
+  torch::Tensor pair_rows_, pair_cols_;  // dot: strictly-lower-triangle indices of the interaction
 };
 TORCH_MODULE(DLRM);
 
-// Σ table_sizes·dim + bottom MLP + top MLP, computed without allocating the
-// (at full scale, 2 GB) tables.
+// Parameters without allocating the (at full scale, gigabytes of) tables:
+// the embedding tables' Σ rows·dim, and the dense rest (MLPs, cross network).
+int64_t dlrm_embedding_parameters(const DLRMConfig& config);
+int64_t dlrm_dense_parameters(const DLRMConfig& config);
 int64_t dlrm_parameters(const DLRMConfig& config);
 
 }  // namespace tbd::nn

@@ -9,6 +9,7 @@
 #include <ATen/ops/_foreach_mul.h>
 #include <ATen/ops/_foreach_norm.h>
 #include <ATen/ops/_foreach_sqrt.h>
+#include <ATen/ops/_fused_adagrad.h>
 #include <ATen/ops/_fused_adam.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
@@ -214,6 +215,73 @@ std::vector<torch::Tensor> FastAdamBase<Base, Options>::extra_state() const {
 template class FastAdamBase<torch::optim::Adam, torch::optim::AdamOptions>;
 template class FastAdamBase<torch::optim::AdamW, torch::optim::AdamWOptions>;
 
+// ---------------------------------------------------------------- Adagrad
+
+FastAdagrad::FastAdagrad(const std::vector<torch::optim::OptimizerParamGroup>& groups,
+                         torch::optim::AdagradOptions defaults, OptimizerImpl impl)
+    : Adagrad(groups, defaults), impl_(impl) {}
+
+Tensor FastAdagrad::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  at::NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const torch::optim::AdagradOptions&>(group.options());
+    GroupGradients d = gradients_of(group);
+    auto state_of = [&](const Tensor& p) -> torch::optim::AdagradParamState& {
+      auto& slot = state_[p.unsafeGetTensorImpl()];  // made by LibTorch's constructor, sum at the initial value
+      auto& st = static_cast<torch::optim::AdagradParamState&>(*slot);
+      st.step(st.step() + 1);
+      return st;
+    };
+    auto step_size = [&](int64_t step) { return o.lr() / (1.0 + static_cast<double>(step - 1) * o.lr_decay()); };
+    for (size_t i = 0; i < d.sparse_params.size(); ++i) {
+      if (o.weight_decay() != 0)
+        throw Error("Adagrad's weight decay does not apply to sparse gradients (as in torch.optim): set it to 0");
+      auto& st = state_of(d.sparse_params[i]);
+      const Tensor g = d.sparse_grads[i].coalesce();  // each row once
+      TORCH_CHECK(g.sparse_dim() == 1, "sparse Adagrad takes row-sparse gradients (an embedding table's)");
+      const Tensor rows = g._indices()[0], values = g._values();
+      st.sum().index_add_(0, rows, values.square());
+      const Tensor denominator = st.sum().index_select(0, rows).sqrt_().add_(o.eps());
+      d.sparse_params[i].index_add_(0, rows, values / denominator, -step_size(st.step()));
+    }
+    if (d.params.empty()) continue;
+    std::vector<Tensor> sums, steps;
+    std::vector<double> minus_step_sizes;
+    for (auto& p : d.params) {
+      auto& st = state_of(p);
+      sums.push_back(st.sum());
+      if (impl_ == OptimizerImpl::fused) {
+        auto& counter = step_tensors_[p.unsafeGetTensorImpl()];
+        if (!counter.defined())
+          counter = torch::full({}, static_cast<double>(st.step() - 1),
+                                torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
+        steps.push_back(counter);
+      } else {
+        minus_step_sizes.push_back(-step_size(st.step()));
+      }
+    }
+    if (impl_ == OptimizerImpl::fused) {
+      at::_foreach_add_(steps, 1);
+      at::_fused_adagrad_(d.params, d.grads, sums, steps, o.lr(), o.lr_decay(), o.weight_decay(), o.eps(),
+                          /*maximize=*/false);
+      continue;
+    }
+    std::vector<Tensor> grads = o.weight_decay() != 0 ? at::_foreach_add(d.grads, d.params, o.weight_decay()) : d.grads;
+    at::_foreach_addcmul_(sums, grads, grads, 1);
+    std::vector<Tensor> denominators = at::_foreach_sqrt(sums);
+    at::_foreach_add_(denominators, o.eps());
+    at::_foreach_addcdiv_(d.params, grads, denominators, scalars(minus_step_sizes));
+  }
+  return loss;
+}
+
+std::vector<Tensor> FastAdagrad::extra_state() const {
+  std::vector<Tensor> out;
+  for (const auto& [impl, t] : step_tensors_) out.push_back(t);
+  return out;
+}
+
 // ---------------------------------------------------------------- RMSprop
 
 FastRMSprop::FastRMSprop(const std::vector<torch::optim::OptimizerParamGroup>& groups,
@@ -293,6 +361,12 @@ std::unique_ptr<torch::optim::RMSprop> make_rmsprop(const std::vector<torch::opt
                                                     torch::optim::RMSpropOptions defaults, OptimizerImpl impl) {
   if (impl == OptimizerImpl::loop) return std::make_unique<torch::optim::RMSprop>(groups, defaults);
   return std::make_unique<FastRMSprop>(groups, defaults, impl);
+}
+
+std::unique_ptr<torch::optim::Adagrad> make_adagrad(const std::vector<torch::optim::OptimizerParamGroup>& groups,
+                                                    torch::optim::AdagradOptions defaults, OptimizerImpl impl) {
+  if (impl == OptimizerImpl::loop) return std::make_unique<torch::optim::Adagrad>(groups, defaults);
+  return std::make_unique<FastAdagrad>(groups, defaults, impl);
 }
 
 std::unique_ptr<torch::optim::SGD> make_sgd(std::vector<Tensor> params, torch::optim::SGDOptions defaults,

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/rmsprop.h>
@@ -75,6 +76,23 @@ class FastRMSprop final : public torch::optim::RMSprop, public MultiTensorStep {
   OptimizerImpl impl_;
 };
 
+// Adagrad as torch.optim's: sparse gradients (embedding tables) update only
+// their rows (its `_make_sparse` path: the squares of the coalesced rows
+// added to the sum, the rows divided by the sum's square root); the dense
+// parameters take `_fused_adagrad_` or the `_foreach_*` ops. MLPerf's DLRMv2
+// trains its tables and MLPs with it.
+class FastAdagrad final : public torch::optim::Adagrad, public MultiTensorStep, public ExtraOptimizerState {
+ public:
+  FastAdagrad(const std::vector<torch::optim::OptimizerParamGroup>& groups, torch::optim::AdagradOptions defaults,
+              OptimizerImpl impl);
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  std::vector<torch::Tensor> extra_state() const override;  // the fused kernel's float step counters
+
+ private:
+  OptimizerImpl impl_;
+  std::unordered_map<const c10::TensorImpl*, torch::Tensor> step_tensors_;
+};
+
 // The optimizer for `impl`: LibTorch's own for loop, a Fast* otherwise.
 std::unique_ptr<torch::optim::SGD> make_sgd(const std::vector<torch::optim::OptimizerParamGroup>& groups,
                                             torch::optim::SGDOptions defaults, OptimizerImpl impl);
@@ -84,6 +102,8 @@ std::unique_ptr<torch::optim::AdamW> make_adamw(const std::vector<torch::optim::
                                                 torch::optim::AdamWOptions defaults, OptimizerImpl impl);
 std::unique_ptr<torch::optim::RMSprop> make_rmsprop(const std::vector<torch::optim::OptimizerParamGroup>& groups,
                                                     torch::optim::RMSpropOptions defaults, OptimizerImpl impl);
+std::unique_ptr<torch::optim::Adagrad> make_adagrad(const std::vector<torch::optim::OptimizerParamGroup>& groups,
+                                                    torch::optim::AdagradOptions defaults, OptimizerImpl impl);
 
 // The same for one group of parameters.
 std::unique_ptr<torch::optim::SGD> make_sgd(std::vector<torch::Tensor> params, torch::optim::SGDOptions defaults,

@@ -1,9 +1,17 @@
-// dlrm: DLRM (Naumov et al. 2019) in the Criteo Kaggle configuration of
-// facebookresearch/dlrm: 26 embedding bags of dimension 16, bottom MLP
-// 13-512-256-64-16, dot interaction, top MLP 367-512-256-1, binary
-// cross-entropy, plain SGD on sparse embedding gradients.
+// dlrm: DLRM (Naumov et al. 2019) and the recommendation models at
+// production shape built the same way (--set config=...):
+//   kaggle  facebookresearch/dlrm's Criteo Kaggle configuration: 26 one-hot
+//           tables of dimension 16, bottom MLP 13-512-256-64-16, dot
+//           interaction, top MLP 367-512-256-1, SGD on sparse gradients;
+//   dcnv2   MLPerf Training's DLRMv2 (TorchRec reference): 26 multi-hot
+//           tables of dimension 128, bottom 13-512-256-128, DCN-v2 cross
+//           network (3 layers, rank 512), top 3456-1024-1024-512-256-1, Adagrad;
+//   rm1-3   DeepRecSys's RM classes (Gupta et al. HPCA 2020): concat
+//           interaction, fixed lookups per table, SGD.
+// Binary cross-entropy on one logit throughout.
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/util/Exception.h>
+#include <fmt/format.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 
@@ -14,6 +22,7 @@
 #include "tbd/core/error.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/criteo.h"
+#include "tbd/data/embedding_bags.h"
 #include "tbd/nn/dlrm.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/recipe.h"
@@ -22,21 +31,31 @@
 namespace tbd {
 namespace {
 
-nn::DLRMConfig config_for(Scale scale, int64_t max_rows) {
-  nn::DLRMConfig c;  // full: the Kaggle tables, 540,677,217 parameters
+// Small keeps each configuration's network and caps its tables at 100,000
+// rows; tiny caps them at 1,000 and narrows every layer (dimension 8, one
+// hidden layer of 32 in each MLP, cross rank 8) on the same structure.
+nn::DLRMConfig config_for(Scale scale, const std::string& name, int64_t max_rows) {
+  nn::DLRMConfig c = nn::dlrm_config(name);
   int64_t cap = max_rows;
   if (scale == Scale::small) {
-    cap = cap > 0 ? std::min<int64_t>(cap, 100'000) : 100'000;  // the same network, tables ≤ 100k rows
+    cap = cap > 0 ? std::min<int64_t>(cap, 100'000) : 100'000;
   } else if (scale == Scale::tiny) {
     cap = cap > 0 ? std::min<int64_t>(cap, 1'000) : 1'000;
     c.embedding_dim = 8;
     c.bottom = {32};
     c.top = {32};
+    c.cross_rank = 8;
   }
   if (cap > 0)
     for (auto& rows : c.table_sizes) rows = std::min(rows, cap);
   return c;
 }
+
+bool adagrad(const std::string& config) { return config == "dcnv2"; }
+
+// The reference learning rates: facebookresearch/dlrm's SGD 0.1 (the Kaggle
+// run; DeepRecSys builds on the same code), MLPerf DLRMv2's Adagrad 0.005.
+double reference_lr(const std::string& config) { return adagrad(config) ? 0.005 : 0.1; }
 
 class DLRM final : public Recipe<nn::DLRM> {
  public:
@@ -46,30 +65,67 @@ class DLRM final : public Recipe<nn::DLRM> {
         .domain = "recommendation",
         .model =
             "DLRM, Criteo Kaggle config: 26 tables x 16, MLPs 13-512-256-64-16 / 512-256-1, dot "
-            "interaction, SGD (Naumov et al. 2019)",
-        .dataset = "Criteo Kaggle click logs: synthetic with skewed ids, or a Criteo TSV (--data train.txt)",
+            "interaction, SGD (Naumov et al. 2019); --set config=dcnv2|rm1|rm2|rm3 for MLPerf's DLRM-DCNv2 and "
+            "DeepRecSys's RM classes",
+        .dataset =
+            "Criteo click logs: synthetic with power-law ids, or a Criteo TSV (--data train.txt; kaggle and "
+            "dcnv2)",
         .sample_unit = "samples",
         .default_batch = 128,
-        .settings = {real_setting("lr", 0.1, 0.0, 1e6, "SGD learning rate"),
+        .settings = {choice_setting("config", "kaggle", nn::dlrm_config_names(),
+                                    "published configuration: kaggle (facebookresearch/dlrm), dcnv2 (MLPerf "
+                                    "Training DLRMv2), rm1, rm2, rm3 (DeepRecSys)"),
+                     real_setting("lr", 0.0, 0.0, 1e6,
+                                  "learning rate (0: the configuration's reference, SGD 0.1 or dcnv2's Adagrad "
+                                  "0.005)"),
+                     real_setting("lookup_skew", 1.0, 0.0, 10.0,
+                                  "exponent s of the synthetic ids' power law, P(rank r) ∝ r^-s (0: uniform, "
+                                  "as MLPerf's and TorchRec's random data)"),
                      integer_setting("max_rows", 0, 0, int64_t{1} << 40,
-                                     "cap every embedding table at this many rows (0: the Kaggle sizes); ids "
-                                     "are taken modulo the table size")},
+                                     "cap every embedding table at this many rows (0: the configuration's sizes); "
+                                     "ids are taken modulo the table size")},
         .sharding_refusal =
             "its embedding tables get sparse gradients (the rows a batch looked up), which ZeRO's flat slices do "
             "not cut; run it with --sharding none (its tables are all-reduced sparse)"};
     return info;
   }
 
+  std::string model_title(const Settings& settings) const override {
+    const std::string& name = settings.text("config");
+    if (name == "kaggle") return info().model;
+    if (name == "dcnv2")
+      return "DLRM-DCNv2 (MLPerf Training DLRMv2): 26 multi-hot tables x 128, MLPs 13-512-256-128 / "
+             "1024-1024-512-256-1, DCN-v2 cross network 3 x rank 512, Adagrad";
+    const nn::DLRMConfig c = nn::dlrm_config(name);
+    return "DLRM " + name + " (DeepRecSys, Gupta et al. 2020): " + std::to_string(c.table_sizes.size()) + " tables x " +
+           std::to_string(c.table_sizes[0]) + " rows x " + std::to_string(c.embedding_dim) + ", " +
+           std::to_string(c.lookups[0]) + " lookups each, concat interaction, SGD";
+  }
+
   int64_t full_scale_parameters(const Settings& settings) const override {
-    // Closed form: the full tables hold 540M parameters (2.2 GB), too many to
-    // allocate for a listing.
-    return nn::dlrm_parameters(config_for(Scale::full, settings.integer("max_rows")));
+    // Closed form: the full tables hold 0.5–26 billion parameters, too many
+    // to allocate for a listing.
+    return nn::dlrm_parameters(config_for(Scale::full, settings.text("config"), settings.integer("max_rows")));
+  }
+
+  std::vector<std::pair<std::string, int64_t>> parameter_parts(const Settings& settings) const override {
+    const auto c = config_for(Scale::full, settings.text("config"), settings.integer("max_rows"));
+    return {{"embedding", nn::dlrm_embedding_parameters(c)}, {"dense", nn::dlrm_dense_parameters(c)}};
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
     device_ = device;
+    name_ = settings.text("config");
     max_rows_ = settings.integer("max_rows");
-    config_ = config_for(options.scale, max_rows_);
+    skew_ = settings.real("lookup_skew");
+    lr_ = settings.real("lr") > 0 ? settings.real("lr") : reference_lr(name_);
+    config_ = config_for(options.scale, name_, max_rows_);
+    if (!options.data_path.empty() && config_.dense_features != kCriteoDense)
+      throw UsageError("dlrm config=" + name_ +
+                       " has no dataset: DeepRecSys defines its RM classes on synthetic lookups only, so --data "
+                       "(a Criteo TSV, 13 dense and 26 categorical features) fits config=kaggle or dcnv2; drop "
+                       "--data to train " +
+                       name_ + " on synthetic lookups");
     try {
       place(nn::DLRM(config_), device);
     } catch (const std::exception& e) {
@@ -78,16 +134,23 @@ class DLRM final : public Recipe<nn::DLRM> {
                        std::string(e.what()).find("can't allocate memory") != std::string::npos;
       if (!oom) throw;
       throw Error("out of memory allocating DLRM's embedding tables (" +
-                  std::to_string(nn::dlrm_parameters(config_) * 4 / (1 << 20)) +
-                  " MiB of fp32 "
-                  "weights) on " +
-                  options.device +
-                  ": cap the tables with --set max_rows=N "
-                  "(e.g. 1000000), or use --scale small");
+                  std::to_string(nn::dlrm_parameters(config_) * 4 / (1 << 20)) + " MiB of fp32 weights) on " +
+                  options.device + ": cap the tables with --set max_rows=N (e.g. 1000000), or use --scale small");
     }
-    optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(settings.real("lr")), options.optimizer_impl);
+    if (adagrad(name_)) {
+      // MLPerf DLRMv2's reference: Adagrad on tables and MLPs alike, eps 1e-10,
+      // no learning-rate decay, no weight decay, accumulators from 0.
+      optimizer_ = make_adagrad(
+          {torch::optim::OptimizerParamGroup(model_->parameters())},
+          torch::optim::AdagradOptions(lr_).eps(1e-10).lr_decay(0).weight_decay(0).initial_accumulator_value(0),
+          options.optimizer_impl);
+    } else {
+      optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(lr_), options.optimizer_impl);
+    }
     if (!options.data_path.empty()) {
-      // Rank r of W reads the file's data lines r, r+W, ...
+      // Rank r of W reads the file's data lines r, r+W, ... One id per table
+      // and sample: a TSV is one-hot (MLPerf's multi-hot files are made from
+      // it by its own generator).
       batches_ = read_dataset<CriteoBatches>(device, options.data_path, config_.table_sizes, options.batch_size,
                                              Shard{options.rank, options.world_size});
     } else {
@@ -96,45 +159,66 @@ class DLRM final : public Recipe<nn::DLRM> {
   }
 
   LossAndOutputs compute_loss(const Batch& batch) override {
-    auto logits = model_->forward(batch.inputs[0], batch.inputs[1]);
-    // The reference applies a sigmoid then BCE; on the logit is the same loss, stabler.
+    auto logits = model_->forward(batch.inputs[0], at::TensorList(batch.inputs).slice(1));
+    // The references apply a sigmoid then BCE; on the logit is the same loss, stabler.
     return {torch::nn::functional::binary_cross_entropy_with_logits(logits.to(torch::kFloat), batch.targets[0]),
             {logits}};
   }
 
+  std::map<std::string, std::string> resolved_settings() const override {
+    return {{"lr", fmt::format("{}", lr_)}};  // shortest exact text: 0.1, 0.005
+  }
+
   nlohmann::json configuration() const override {
-    return {{"max_rows", max_rows_},
-            {"table_sizes", config_.table_sizes},
-            {"embedding_dim", config_.embedding_dim},
-            {"bottom_mlp", nn::dlrm_bottom_widths(config_)},
-            {"top_mlp", nn::dlrm_top_widths(config_)}};
+    static const char* interactions[] = {"dot", "cat", "dcn"};
+    nlohmann::json c = {{"config", name_},
+                        {"max_rows", max_rows_},
+                        {"table_sizes", config_.table_sizes},
+                        {"lookups_per_table", lookups()},
+                        {"lookup_skew", skew_},
+                        {"embedding_dim", config_.embedding_dim},
+                        {"bottom_mlp", nn::dlrm_bottom_widths(config_)},
+                        {"interaction", interactions[static_cast<int>(config_.interaction)]},
+                        {"top_mlp", nn::dlrm_top_widths(config_)},
+                        {"optimizer", adagrad(name_) ? "adagrad" : "sgd"},
+                        {"embedding_parameters", nn::dlrm_embedding_parameters(config_)},
+                        {"dense_parameters", nn::dlrm_dense_parameters(config_)}};
+    if (config_.interaction == nn::DLRMInteraction::dcn)
+      c["cross_network"] = {{"layers", config_.cross_layers}, {"rank", config_.cross_rank}};
+    return c;
   }
 
  private:
+  std::vector<int64_t> lookups() const {
+    if (config_.lookups.empty()) return std::vector<int64_t>(config_.table_sizes.size(), 1);
+    return config_.lookups;
+  }
+
   // Criteo-like batches: dense counts heavy-tailed then log(1 + x) as the
-  // reader does; ids from a power law over ranks (P(rank r) ∝ 1/r, as click
-  // logs' categorical values), the hot ranks scattered over the table by a
-  // multiplicative hash; labels with Criteo Kaggle's 25.6% click rate.
+  // reader does; each table's ids from a power law over ranks (power_law_ids:
+  // click logs' categorical values are skewed), as many per sample as the
+  // configuration's multi-hot size; labels with Criteo Kaggle's 25.6% click rate.
   BatchPool synthetic_batches(int64_t batch_size, uint64_t seed) const {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(derive_seed(seed, 0xd1e));
+    const auto per_table = lookups();
     return synthetic_pool([&] {
-      auto counts = torch::floor(torch::exp(torch::randn({batch_size, kCriteoDense}, gen) * 1.5 + 1.0));
+      auto counts = torch::floor(torch::exp(torch::randn({batch_size, config_.dense_features}, gen) * 1.5 + 1.0));
       std::vector<torch::Tensor> ids;
-      for (int64_t rows : config_.table_sizes) {
-        auto rank = torch::floor(torch::exp(torch::rand({batch_size}, gen) * std::log(static_cast<double>(rows))))
-                        .to(torch::kInt64) -
-                    1;
-        ids.push_back((rank.clamp(0, rows - 1) * 2654435761LL).remainder(rows));
-      }
+      for (size_t t = 0; t < config_.table_sizes.size(); ++t)
+        ids.push_back(power_law_ids(config_.table_sizes[t], batch_size * per_table[t], skew_, gen)
+                          .view({batch_size, per_table[t]}));
       Batch b;
-      b.inputs = {torch::log1p(counts).to(device_), torch::stack(ids, 1).to(device_)};
+      b.inputs = fixed_size_bags(ids, device_);
+      b.inputs.insert(b.inputs.begin(), torch::log1p(counts).to(device_));
       b.targets = {torch::bernoulli(torch::full({batch_size}, 0.256), gen).to(device_)};
       b.samples = batch_size;
       return b;
     });
   }
 
+  std::string name_;
   int64_t max_rows_ = 0;
+  double skew_ = 1.0, lr_ = 0.1;
   nn::DLRMConfig config_;
 };
 
