@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <torch/serialize.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -248,6 +250,50 @@ TEST(DLRM, TrainsOnACriteoFile) {
   WorkloadUnderTest t("dlrm", Scale::tiny, {}, 4, c10::ScalarType::Float, dir / "train.txt");
   const auto losses = t.train_on_one_batch(2);
   EXPECT_TRUE(std::isfinite(losses[1]));
+}
+
+// Writes small models of the three interactions (weights, inputs, logits)
+// for tests/cli/dlrm_torch_test.sh, which rebuilds each in PyTorch from
+// TorchRec's and DeepRecSys's definitions and compares the logits. Runs only
+// when that test names a folder. dcnv2 keeps its 26 tables and multi-hot
+// sizes, three cross layers and the depth of its MLPs, narrowed.
+TEST(DlrmTorchParity, WritesSmallModelsForTheComparison) {
+  const char* folder = std::getenv("TBD_DLRM_PARITY_DIR");
+  if (!folder) GTEST_SKIP() << "set TBD_DLRM_PARITY_DIR to write the models (tests/cli/dlrm_torch_test.sh does)";
+  torch::manual_seed(11);
+  for (const std::string name : {"dcnv2", "rm2", "kaggle"}) {
+    nn::DLRMConfig c = nn::dlrm_config(name);
+    for (auto& rows : c.table_sizes) rows = std::min<int64_t>(rows, 50);
+    c.embedding_dim = 16;
+    c.bottom = {64, 32};
+    c.top = {64, 32, 16};
+    c.cross_rank = 8;
+    nn::DLRM model(c);
+    {
+      torch::NoGradGuard no_grad;  // biases away from zero (the cross network's start there), so each one shows
+      for (auto& p : model->parameters())
+        if (p.dim() == 1) p.uniform_(-0.5, 0.5);
+    }
+    const int64_t batch = 5;
+    std::vector<torch::Tensor> ids;
+    for (size_t t = 0; t < c.table_sizes.size(); ++t)
+      ids.push_back(torch::randint(c.table_sizes[t], {batch, c.lookups.empty() ? 1 : c.lookups[t]}, torch::kInt64));
+    const auto bags = fixed_size_bags(ids, c10::kCPU);
+    const auto dense = torch::rand({batch, c.dense_features});
+    const auto logits = model->forward(dense, bags);
+    c10::Dict<std::string, torch::Tensor> out;
+    for (const auto& p : model->named_parameters()) out.insert("weight." + p.key(), p.value().detach());
+    for (size_t t = 0; t < ids.size(); ++t) {
+      out.insert("ids." + std::to_string(t), bags[2 * t]);
+      out.insert("offsets." + std::to_string(t), bags[2 * t + 1]);
+    }
+    out.insert("dense", dense);
+    out.insert("logits", logits.detach());
+    out.insert("config", torch::tensor({static_cast<int64_t>(c.table_sizes.size()), c.embedding_dim,
+                                        static_cast<int64_t>(c.interaction), c.cross_layers}));
+    const auto bytes = torch::pickle_save(c10::IValue(out));
+    std::ofstream(std::string(folder) + "/" + name + ".pt", std::ios::binary).write(bytes.data(), bytes.size());
+  }
 }
 
 }  // namespace
