@@ -26,6 +26,7 @@ int tbd_fuzz_criteo(const uint8_t*, size_t);
 int tbd_fuzz_jpeg(const uint8_t*, size_t);
 int tbd_fuzz_librispeech(const uint8_t*, size_t);
 int tbd_fuzz_movielens(const uint8_t*, size_t);
+int tbd_fuzz_multi_hot(const uint8_t*, size_t);
 int tbd_fuzz_parallel_text(const uint8_t*, size_t);
 int tbd_fuzz_pascal_voc(const uint8_t*, size_t);
 int tbd_fuzz_result(const uint8_t*, size_t);
@@ -33,16 +34,11 @@ int tbd_fuzz_token_file(const uint8_t*, size_t);
 }
 
 int main(int argc, char** argv) {
-  const std::map<std::string, FuzzTarget> targets = {{"audio", tbd_fuzz_audio},
-                                                     {"byte_text", tbd_fuzz_byte_text},
-                                                     {"criteo", tbd_fuzz_criteo},
-                                                     {"jpeg", tbd_fuzz_jpeg},
-                                                     {"librispeech", tbd_fuzz_librispeech},
-                                                     {"movielens", tbd_fuzz_movielens},
-                                                     {"parallel_text", tbd_fuzz_parallel_text},
-                                                     {"pascal_voc", tbd_fuzz_pascal_voc},
-                                                     {"result", tbd_fuzz_result},
-                                                     {"token_file", tbd_fuzz_token_file}};
+  const std::map<std::string, FuzzTarget> targets = {
+      {"audio", tbd_fuzz_audio},         {"byte_text", tbd_fuzz_byte_text},         {"criteo", tbd_fuzz_criteo},
+      {"jpeg", tbd_fuzz_jpeg},           {"librispeech", tbd_fuzz_librispeech},     {"movielens", tbd_fuzz_movielens},
+      {"multi_hot", tbd_fuzz_multi_hot}, {"parallel_text", tbd_fuzz_parallel_text}, {"pascal_voc", tbd_fuzz_pascal_voc},
+      {"result", tbd_fuzz_result},       {"token_file", tbd_fuzz_token_file}};
   const auto target = argc >= 2 ? targets.find(argv[1]) : targets.end();
   if (target == targets.end()) {
     std::fprintf(stderr, "usage: fuzz_replay TARGET FOLDER_OR_FILE...; TARGET is one of:");

@@ -63,8 +63,10 @@ std::ifstream open_criteo(const std::string& path) {
   // A loop of symbolic links, a folder or a device is named for what it is, not "no such file".
   switch (path_kind(path)) {
     case PathKind::directory:
-      throw UsageError("--data " + path + " is a folder; give the Criteo TSV file itself (e.g. " + path +
-                       "/train.txt)");
+      throw UsageError("--data " + path +
+                       " is a folder without MLPerf DLRMv2's multi-hot days (day_N_sparse_multi_hot.npz with "
+                       "day_N_dense.npy and day_N_labels.npy); give such a folder, or a Criteo TSV file itself (e.g. " +
+                       path + "/train.txt)");
     case PathKind::other: throw UsageError("--data " + path + " is a device, pipe or socket, not a Criteo TSV file");
     case PathKind::missing:
     case PathKind::regular: break;

@@ -23,6 +23,7 @@
 #include "tbd/core/rng.h"
 #include "tbd/data/criteo.h"
 #include "tbd/data/embedding_bags.h"
+#include "tbd/data/multi_hot_criteo.h"
 #include "tbd/nn/dlrm.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/recipe.h"
@@ -68,8 +69,8 @@ class DLRM final : public Recipe<nn::DLRM> {
             "interaction, SGD (Naumov et al. 2019); --set config=dcnv2|rm1|rm2|rm3 for MLPerf's DLRM-DCNv2 and "
             "DeepRecSys's RM classes",
         .dataset =
-            "Criteo click logs: synthetic with power-law ids, or a Criteo TSV (--data train.txt; kaggle and "
-            "dcnv2)",
+            "Criteo click logs: synthetic with power-law ids, a Criteo TSV (--data train.txt) or MLPerf DLRMv2's "
+            "multi-hot days (--data DIR of day_N_{dense,labels}.npy, day_N_sparse_multi_hot.npz)",
         .sample_unit = "samples",
         .default_batch = 128,
         .settings = {choice_setting("config", "kaggle", nn::dlrm_config_names(),
@@ -147,12 +148,20 @@ class DLRM final : public Recipe<nn::DLRM> {
     } else {
       optimizer_ = make_sgd(model_->parameters(), torch::optim::SGDOptions(lr_), options.optimizer_impl);
     }
-    if (!options.data_path.empty()) {
+    const Shard shard{options.rank, options.world_size};
+    if (MultiHotCriteoBatches::is_dataset(options.data_path)) {
+      // MLPerf DLRMv2's multi-hot days: ids inside the published tables,
+      // taken modulo the run's (capped) ones; the bags as long as the files say.
+      auto reader = std::make_shared<MultiHotCriteoBatches>(options.data_path, nn::dlrm_config(name_).table_sizes,
+                                                            config_.table_sizes, options.batch_size, shard);
+      data_lookups_ = reader->multi_hot_sizes();
+      batches_ = BatchSource(reader, [device](const MultiHotBatch& b) { return to_training_batch(b, device); });
+    } else if (!options.data_path.empty()) {
       // Rank r of W reads the file's data lines r, r+W, ... One id per table
       // and sample: a TSV is one-hot (MLPerf's multi-hot files are made from
       // it by its own generator).
-      batches_ = read_dataset<CriteoBatches>(device, options.data_path, config_.table_sizes, options.batch_size,
-                                             Shard{options.rank, options.world_size});
+      batches_ = read_dataset<CriteoBatches>(device, options.data_path, config_.table_sizes, options.batch_size, shard);
+      data_lookups_.assign(config_.table_sizes.size(), 1);
     } else {
       batches_ = BatchSource(synthetic_batches(options.batch_size, options.data_seed()));
     }
@@ -189,7 +198,9 @@ class DLRM final : public Recipe<nn::DLRM> {
   }
 
  private:
+  // Ids per sample and table: the data's where it is read, else the configuration's.
   std::vector<int64_t> lookups() const {
+    if (!data_lookups_.empty()) return data_lookups_;
     if (config_.lookups.empty()) return std::vector<int64_t>(config_.table_sizes.size(), 1);
     return config_.lookups;
   }
@@ -219,6 +230,7 @@ class DLRM final : public Recipe<nn::DLRM> {
   std::string name_;
   int64_t max_rows_ = 0;
   double skew_ = 1.0, lr_ = 0.1;
+  std::vector<int64_t> data_lookups_;
   nn::DLRMConfig config_;
 };
 
