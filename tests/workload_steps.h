@@ -29,8 +29,13 @@ struct WorkloadUnderTest {
     set_up(o);
   }
 
-  // With options of the caller's own (workload, scale and batch_size set).
-  explicit WorkloadUnderTest(const RunOptions& o) : workload(create_workload(o.workload)) { set_up(o); }
+  // With options of the caller's own (workload, scale and batch_size set),
+  // and the process group of a data-parallel rank where it has one.
+  explicit WorkloadUnderTest(const RunOptions& o, ProcessGroup* group = nullptr)
+      : workload(create_workload(o.workload)) {
+    if (group) workload->set_process_group(group);
+    set_up(o);
+  }
 
   void set_up(const RunOptions& o) {
     seed_everything(o.seed);

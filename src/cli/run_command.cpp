@@ -51,6 +51,7 @@ Command add_run_command(CLI::App& app) {
             check_activation_checkpointing_supported(workload->info(), options);
             check_grad_accum_supported(workload->info(), options.grad_accum);
             check_sharding_supported(workload->info(), options, dist.source != "none" || options.nproc_given);
+            check_embedding_sharding_supported(workload->info(), options, dist.source != "none" || options.nproc_given);
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
               throw UsageError("--nproc " + std::to_string(options.nproc) +
                                " starts ranks itself, but this process "
@@ -59,8 +60,11 @@ Command add_run_command(CLI::App& app) {
                                (dist.source == "slurm" ? "SLURM_PROCID/SLURM_NTASKS" : "RANK/WORLD_SIZE") +
                                " are set): drop --nproc when a launcher starts the ranks, or unset those "
                                "variables to let --nproc start them");
-            // The launcher; workers see RANK. --nproc 1 --sharding: one rank, with its process group.
-            if ((options.nproc > 1 || options.sharding != Sharding::none) && dist.source == "none") {
+            // The launcher; workers see RANK. --nproc 1 --sharding (or --embedding-sharding):
+            // one rank, with its process group.
+            const bool sharded =
+                options.sharding != Sharding::none || options.embedding_sharding != EmbeddingSharding::replicate;
+            if ((options.nproc > 1 || sharded) && dist.source == "none") {
               if (!a->oversubscribe) check_local_ranks_fit(options.nproc, options.device == "cpu");
               return run_local_workers(program_args(), options.nproc);
             }

@@ -108,6 +108,22 @@ Sharding parse_sharding(const std::string& text) {
                    "'");
 }
 
+const char* to_string(EmbeddingSharding sharding) {
+  switch (sharding) {
+    case EmbeddingSharding::replicate: return "replicate";
+    case EmbeddingSharding::table: return "table";
+    case EmbeddingSharding::row: return "row";
+  }
+  return "?";
+}
+
+EmbeddingSharding parse_embedding_sharding(const std::string& text) {
+  if (text == "replicate") return EmbeddingSharding::replicate;
+  if (text == "table") return EmbeddingSharding::table;
+  if (text == "row") return EmbeddingSharding::row;
+  throw UsageError("--embedding-sharding must be replicate, table or row, got '" + text + "'");
+}
+
 bool ActivationCheckpointing::checkpoints(int64_t index) const {
   switch (mode) {
     case Mode::none: return false;

@@ -38,6 +38,14 @@ enum class HostAllocator { retain, system };
 // SHARD_GRAD_OP), full (ZeRO-3, FSDP's FULL_SHARD).
 enum class Sharding { none, optimizer, gradients, full };
 
+// Where data-parallel ranks keep embedding tables (the hybrid parallelism of
+// DLRM and TorchRec; src/tbd/dist/sharded_embedding_bags.h): replicate (every
+// table on every rank, gradients all-reduced), table (each table whole on one
+// rank, placed greedily by bytes), row (every table split by rows across the
+// ranks). Pooled embeddings travel by all-to-all; the dense layers stay
+// data-parallel.
+enum class EmbeddingSharding { replicate, table, row };
+
 // Which transformer blocks re-run their forward in backward instead of
 // keeping their activations (src/tbd/nn/activation_checkpoint.h): none;
 // full, every block; selective=K, every K-th block (torchtitan's layer-wise
@@ -66,12 +74,14 @@ const char* to_string(OptimizerImpl impl);
 const char* to_string(MemoryFormat format);
 const char* to_string(HostAllocator allocator);
 const char* to_string(Sharding sharding);
-Scale parse_scale(const std::string& text);                   // throws UsageError
-Precision parse_precision(const std::string& text);           // throws UsageError
-OptimizerImpl parse_optimizer_impl(const std::string& text);  // throws UsageError
-MemoryFormat parse_memory_format(const std::string& text);    // throws UsageError
-HostAllocator parse_host_allocator(const std::string& text);  // throws UsageError
-Sharding parse_sharding(const std::string& text);             // throws UsageError
+const char* to_string(EmbeddingSharding sharding);
+Scale parse_scale(const std::string& text);                           // throws UsageError
+Precision parse_precision(const std::string& text);                   // throws UsageError
+OptimizerImpl parse_optimizer_impl(const std::string& text);          // throws UsageError
+MemoryFormat parse_memory_format(const std::string& text);            // throws UsageError
+HostAllocator parse_host_allocator(const std::string& text);          // throws UsageError
+Sharding parse_sharding(const std::string& text);                     // throws UsageError
+EmbeddingSharding parse_embedding_sharding(const std::string& text);  // throws UsageError
 
 std::string to_string(const ActivationCheckpointing& c);  // none, full, selective=K
 // Throws UsageError naming the accepted values.
@@ -125,6 +135,7 @@ struct RunOptions {
   double bucket_mb = 25;     // gradient all-reduce bucket size
   bool dist_overlap = true;  // launch all-reduces during backward
   Sharding sharding = Sharding::none;
+  EmbeddingSharding embedding_sharding = EmbeddingSharding::replicate;
   bool nproc_given = false;     // --nproc was on the command line (--nproc 1 --sharding runs one rank)
   double dist_timeout_s = 300;  // rendezvous and collective timeout
   int rank = 0, world_size = 1;

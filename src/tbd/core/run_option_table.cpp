@@ -265,6 +265,17 @@ std::vector<Spec> make_table() {
            [](const RunOptions& o) {
              return o.sharding != Sharding::none ? Json(to_string(o.sharding)) : only_distributed(o, "none");
            }});
+  add({.flag = "--embedding-sharding",
+       .json_key = "embedding_sharding",
+       .help = "Data-parallel embedding tables: replicate (all-reduced), table (each on one rank), row (split "
+               "by rows); pooled embeddings by all-to-all (dlrm)",
+       .default_text = "replicate",
+       .parse = [](RunOptions& o, const std::string& v) { o.embedding_sharding = parse_embedding_sharding(v); },
+       .record =
+           [](const RunOptions& o) {
+             return o.embedding_sharding != EmbeddingSharding::replicate ? Json(to_string(o.embedding_sharding))
+                                                                         : only_distributed(o, "replicate");
+           }});
   add({.flag = "--dist-timeout",
        .json_key = "dist_timeout_s",
        .help = "Seconds to wait for peers before failing",

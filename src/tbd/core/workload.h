@@ -25,6 +25,8 @@ class Module;
 
 namespace tbd {
 
+class ProcessGroup;  // tbd/dist/process_group.h
+
 struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   std::string name;         // "resnet50"
   std::string domain;       // "image classification"
@@ -58,6 +60,10 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   // can re-run in backward (nn/activation_checkpoint.h); false: the option is
   // refused (check_activation_checkpointing_supported, workloads/registry.h).
   bool checkpointable_blocks = false;
+  // The model has embedding tables that --embedding-sharding table|row can
+  // place across the data-parallel ranks (rank_local_parameters()); false:
+  // the option is refused.
+  bool shardable_embedding_tables = false;
 };
 
 // The learning rate a run at `batch_size` trains with under info's scaling
@@ -108,6 +114,14 @@ class Workload {
   // (--sharding) to rewrite to this rank's shards before their first step;
   // empty: the workload cannot shard.
   virtual std::vector<torch::optim::Optimizer*> optimizers() { return {}; }
+  // The process group of a data-parallel run, given before setup() (never
+  // for a single process without one), for a model whose own layers
+  // communicate: dlrm's sharded embedding tables exchange ids and pooled
+  // embeddings by all-to-all.
+  virtual void set_process_group(ProcessGroup* group) {}
+  // Parameters each rank holds a different part of (model parallelism: the
+  // sharded embedding tables): neither broadcast from rank 0 nor all-reduced.
+  virtual std::vector<torch::Tensor> rank_local_parameters() const { return {}; }
   // The wrapping units of fully sharded data parallelism (--sharding full,
   // docs/distributed.md#sharding): modules whose forward the model runs
   // through nn::run_unit, so each is gathered just before it computes and

@@ -74,7 +74,7 @@ MultiHotCriteoBatches::MultiHotCriteoBatches(const std::string& folder, std::vec
   const size_t features = published_rows_.size();
   for (const auto& prefix : prefixes) {
     const std::string base = (fs::path(folder) / prefix).string();
-    for (const std::string path : {base + "_dense.npy", base + "_labels.npy"})
+    for (const std::string& path : {base + "_dense.npy", base + "_labels.npy"})
       if (!fs::is_regular_file(path, error))
         throw UsageError("--data " + folder + ": " + path + " is missing (each day needs its dense, labels and " +
                          "sparse_multi_hot files)");

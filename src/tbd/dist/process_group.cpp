@@ -251,6 +251,17 @@ class C10dGroup final : public ProcessGroup {
         "all-gather", std::move(on_done));
   }
 
+  std::shared_ptr<PendingReduce> all_to_all(torch::Tensor output, torch::Tensor input,
+                                            std::vector<int64_t> output_splits,
+                                            std::vector<int64_t> input_splits) override {
+    return pending(
+        [&] {
+          at::Tensor out = output, in = input;
+          return pg_->alltoall_base(out, in, output_splits, input_splits);
+        },
+        "all-to-all");
+  }
+
   // c10d's Gloo reduce-scatter clones `input` whole and all-reduces the
   // clone (ProcessGroupGloo::reduce_scatter_tensor_coalesced): one more
   // whole bucket alive per collective in flight, which put resnet50's ZeRO-2
@@ -498,6 +509,11 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment&, c10:
 std::shared_ptr<PendingReduce> ProcessGroup::reduce_scatter_sum(torch::Tensor, torch::Tensor, std::function<void()>) {
   throw UsageError("the " + backend_name() +
                    " process group has no reduce-scatter; sharded data parallelism needs one");
+}
+
+std::shared_ptr<PendingReduce> ProcessGroup::all_to_all(torch::Tensor, torch::Tensor, std::vector<int64_t>,
+                                                        std::vector<int64_t>) {
+  throw UsageError("the " + backend_name() + " process group has no all-to-all; sharded embedding tables need one");
 }
 
 std::shared_ptr<PendingReduce> ProcessGroup::allgather_into(torch::Tensor, torch::Tensor, std::function<void()>) {

@@ -67,6 +67,14 @@ class ProcessGroup {
                                                             std::function<void()> on_done = nullptr);
   virtual std::shared_ptr<PendingReduce> allgather_into(torch::Tensor output, torch::Tensor input,
                                                         std::function<void()> on_done = nullptr);
+  // c10d's all-to-all over the first dimension: rank r sends rows
+  // input[Σ input_splits[<q] … +input_splits[q]) to rank q and receives rank
+  // q's part for it into the same place of `output` by output_splits (both
+  // in rows; every rank's splits must agree pairwise). Model-parallel
+  // embedding tables exchange ids and pooled embeddings with it.
+  virtual std::shared_ptr<PendingReduce> all_to_all(torch::Tensor output, torch::Tensor input,
+                                                    std::vector<int64_t> output_splits,
+                                                    std::vector<int64_t> input_splits);
   // The largest value any rank passes: a collective decision (stop measuring).
   virtual int max_across_ranks(int value) = 0;
   // Every rank publishes a text under `key`; rank 0 collects all of them

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "tbd/core/error.h"
@@ -222,7 +223,13 @@ bool settled(const std::deque<double>& recent) {
 // Same initial weights everywhere, and the gradient reducer hooked in.
 void join_data_parallel(Session& s) {
   const ParameterSet state = s.workload->state();
-  std::vector<torch::Tensor> shared = state.weights;
+  // Parameters every rank holds alike; not a rank's own part of a sharded table.
+  std::set<const c10::TensorImpl*> local;
+  for (const auto& p : s.workload->rank_local_parameters()) local.insert(p.unsafeGetTensorImpl());
+  std::vector<torch::Tensor> replicated;
+  for (const auto& w : state.weights)
+    if (!local.count(w.unsafeGetTensorImpl())) replicated.push_back(w);
+  std::vector<torch::Tensor> shared = replicated;
   shared.insert(shared.end(), state.buffers.begin(), state.buffers.end());
   {
     torch::NoGradGuard no_grad;
@@ -238,7 +245,7 @@ void join_data_parallel(Session& s) {
         std::make_unique<ShardedDataParallel>(state.weights, s.workload->optimizers(), s.workload->shard_units(),
                                               *s.group, bucket_bytes, s.options.dist_overlap, s.options.sharding);
   else
-    s.reducer = std::make_unique<GradientReducer>(state.weights, *s.group, bucket_bytes, s.options.dist_overlap);
+    s.reducer = std::make_unique<GradientReducer>(replicated, *s.group, bucket_bytes, s.options.dist_overlap);
 }
 
 }  // namespace
@@ -258,6 +265,17 @@ void check_sharding_supported(const WorkloadInfo& info, const RunOptions& o, boo
     throw UsageError(flag +
                      " with --precision fp16: loss scaling unscales and checks whole gradients, which sharding "
                      "does not keep; use --precision bf16 (no loss scaling) or --sharding none");
+}
+
+void check_embedding_sharding_supported(const WorkloadInfo& info, const RunOptions& o, bool ranks_available) {
+  if (o.embedding_sharding == EmbeddingSharding::replicate) return;
+  const std::string flag = std::string("--embedding-sharding ") + to_string(o.embedding_sharding);
+  if (!info.shardable_embedding_tables)
+    throw UsageError(flag + ": " + info.name + " has no embedding tables to place across ranks (dlrm has)");
+  if (!ranks_available)
+    throw UsageError(flag +
+                     " places the embedding tables across data-parallel ranks, and this run has none: add --nproc "
+                     "N (--nproc 1 runs the sharded path with one rank) or start it under torchrun or Slurm");
 }
 
 namespace {
@@ -280,6 +298,7 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   const DistEnvironment& dist = s.dist;
   refuse_data_parallel(info, dist.world_size);
   check_sharding_supported(info, requested, dist.source != "none");
+  check_embedding_sharding_supported(info, requested, dist.source != "none");
   check_grad_accum_supported(info, requested.grad_accum);
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
@@ -302,10 +321,12 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
 void open_session(Session& s) {
   // One rank with --sharding (--nproc 1) still gets its group: every
   // collective of the sharded path runs, among one.
-  if (s.dist.distributed() || s.options.sharding != Sharding::none)
+  if (s.dist.distributed() || s.options.sharding != Sharding::none ||
+      s.options.embedding_sharding != EmbeddingSharding::replicate)
     s.group = ProcessGroup::connect(s.dist, s.device,
                                     std::chrono::milliseconds(static_cast<int64_t>(s.options.dist_timeout_s * 1000)));
   seed_everything(s.options.seed);  // the same on every rank; data streams use options.data_seed()
+  if (s.group) s.workload->set_process_group(s.group.get());
   s.workload->setup(s.options, s.settings, s.device);
   s.context = std::make_unique<RunContext>(RunContext{s.options, s.workload->info(), *s.workload, s.device, nullptr});
   if (s.group) {

@@ -1,11 +1,15 @@
 #include "tbd/nn/dlrm.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 
 #include "tbd/core/error.h"
+#include "tbd/core/rng.h"
 #include "tbd/nn/layer_scope.h"
 
 namespace tbd::nn {
@@ -67,6 +71,24 @@ DLRMConfig dlrm_config(const std::string& name) {
   throw UsageError("unknown DLRM configuration '" + name + "': use kaggle, dcnv2, rm1, rm2 or rm3");
 }
 
+void init_embedding_rows(torch::Tensor rows, int64_t table, int64_t table_rows, int64_t first_row, uint64_t seed) {
+  constexpr int64_t kBlock = 65536;
+  // The reference initialisation (facebookresearch/dlrm and TorchRec's
+  // default alike): U(-1/sqrt(rows), 1/sqrt(rows)).
+  const double bound = std::sqrt(1.0 / static_cast<double>(table_rows));
+  torch::NoGradGuard no_grad;
+  const int64_t end = first_row + rows.size(0);
+  for (int64_t block = first_row / kBlock; block * kBlock < end; ++block) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(
+        derive_seed(derive_seed(seed, static_cast<uint64_t>(table)), static_cast<uint64_t>(block)));
+    const int64_t block_start = block * kBlock;
+    const int64_t block_rows = std::min(kBlock, table_rows - block_start);
+    const auto values = torch::empty({block_rows, rows.size(1)}).uniform_(-bound, bound, gen);
+    const int64_t from = std::max(first_row, block_start), to = std::min(end, block_start + block_rows);
+    rows.narrow(0, from - first_row, to - from).copy_(values.narrow(0, from - block_start, to - from));
+  }
+}
+
 std::vector<int64_t> dlrm_bottom_widths(const DLRMConfig& c) {
   std::vector<int64_t> w{c.dense_features};
   w.insert(w.end(), c.bottom.begin(), c.bottom.end());
@@ -93,21 +115,11 @@ LowRankCrossNetConfig cross_config(const DLRMConfig& c) {
 }
 }  // namespace
 
-DLRMImpl::DLRMImpl(const DLRMConfig& c) : interaction_(c.interaction) {
+DLRMImpl::DLRMImpl(const DLRMConfig& c) : interaction_(c.interaction), tables_(c.table_sizes.size()) {
   bottom = register_module("bottom", MLP(MLPConfig{dlrm_bottom_widths(c), true}));
-  tables = register_module("tables", torch::nn::ModuleList());
   if (c.interaction == DLRMInteraction::dcn) cross = register_module("cross", LowRankCrossNet(cross_config(c)));
   top = register_module("top", MLP(MLPConfig{dlrm_top_widths(c), false}));
   torch::NoGradGuard no_grad;
-  for (int64_t rows : c.table_sizes) {
-    torch::nn::EmbeddingBag bag(
-        torch::nn::EmbeddingBagOptions(rows, c.embedding_dim).mode(torch::kSum).sparse(c.sparse_gradients));
-    // The reference initialisation (facebookresearch/dlrm and TorchRec's
-    // default alike): U(-1/sqrt(rows), 1/sqrt(rows)).
-    const double bound = std::sqrt(1.0 / static_cast<double>(rows));
-    bag->weight.uniform_(-bound, bound);
-    tables->push_back(bag);
-  }
   // facebookresearch/dlrm's MLP layers: W ~ N(0, sqrt(2/(fan_in+fan_out))), b ~ N(0, sqrt(1/fan_out)).
   if (c.reference_mlp_init)
     for (MLP* m : {&bottom, &top})
@@ -118,6 +130,19 @@ DLRMImpl::DLRMImpl(const DLRMConfig& c) : interaction_(c.interaction) {
         layer->weight.normal_(0.0, std::sqrt(2.0 / (in + out)));
         layer->bias.normal_(0.0, std::sqrt(1.0 / out));
       }
+  // The tables last: their construction draws from the global generator,
+  // which the MLPs' initial values above must not depend on (a rank holding
+  // no tables, --embedding-sharding, builds the same MLPs).
+  if (c.local_tables) {
+    tables = register_module("tables", torch::nn::ModuleList());
+    for (size_t t = 0; t < c.table_sizes.size(); ++t) {
+      const int64_t rows = c.table_sizes[t];
+      torch::nn::EmbeddingBag bag(
+          torch::nn::EmbeddingBagOptions(rows, c.embedding_dim).mode(torch::kSum).sparse(c.sparse_gradients));
+      init_embedding_rows(bag->weight, static_cast<int64_t>(t), rows, 0, c.table_seed);
+      tables->push_back(bag);
+    }
+  }
   if (c.interaction == DLRMInteraction::dot) {
     const int64_t vectors = static_cast<int64_t>(c.table_sizes.size()) + 1;
     auto tri = torch::tril_indices(vectors, vectors, -1);  // pairs (i, j) with i > j
@@ -127,8 +152,8 @@ DLRMImpl::DLRMImpl(const DLRMConfig& c) : interaction_(c.interaction) {
 }
 
 torch::Tensor DLRMImpl::forward(const torch::Tensor& dense, at::TensorList bags) {
-  TORCH_CHECK(bags.size() == 2 * tables->size(), "DLRM takes ids and offsets for each of its ", tables->size(),
-              " tables, got ", bags.size(), " tensors");
+  TORCH_CHECK(bags.size() == 2 * tables_, "DLRM takes ids and offsets for each of its ", tables_, " tables, got ",
+              bags.size(), " tensors");
   torch::Tensor x, features;
   {
     LayerScope layer("bottom");
@@ -137,8 +162,12 @@ torch::Tensor DLRMImpl::forward(const torch::Tensor& dense, at::TensorList bags)
   std::vector<torch::Tensor> vectors{x};
   {
     LayerScope layer("tables");
-    for (size_t t = 0; t < tables->size(); ++t)
-      vectors.push_back(tables->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(bags[2 * t], bags[2 * t + 1]));
+    if (pooled_source_) {
+      for (auto& v : pooled_source_->pooled(bags)) vectors.push_back(std::move(v));
+    } else {
+      for (size_t t = 0; t < tables->size(); ++t)
+        vectors.push_back(tables->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(bags[2 * t], bags[2 * t + 1]));
+    }
   }
   {
     LayerScope layer("interaction");

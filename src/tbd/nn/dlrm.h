@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,32 @@ struct DLRMConfig {
   // LibTorch's (= torch.nn's) default Linear initialisation, as TorchRec.
   bool reference_mlp_init = true;
   bool sparse_gradients = true;  // as the references: the optimizer touches only the looked-up rows
+  // Whether the model holds its tables; false when they are sharded across
+  // ranks and the pooled embeddings come from use_pooled_embeddings().
+  bool local_tables = true;
+  uint64_t table_seed = 0;  // the tables' initial values (init_embedding_rows)
 };
 
 // The published configurations by name: kaggle, dcnv2, rm1, rm2, rm3
 // (REFERENCE.md; docs/workloads.md#dlrm). Throws UsageError on another name.
 DLRMConfig dlrm_config(const std::string& name);
 const std::vector<std::string>& dlrm_config_names();
+
+// Rows [first_row, first_row + rows.size(0)) of table `table` (of
+// `table_rows` rows) at their initial values, U(-1/sqrt(table_rows),
+// 1/sqrt(table_rows)) as the references draw them, from generators seeded by
+// (seed, table, block of 65,536 rows): a rank holding some tables or some rows
+// draws exactly the values the replicated model holds there.
+void init_embedding_rows(torch::Tensor rows, int64_t table, int64_t table_rows, int64_t first_row, uint64_t seed);
+
+// Pooled embeddings from somewhere other than the model's own tables: its
+// tables sharded across data-parallel ranks (dist/sharded_embedding_bags.h).
+// pooled() gives each table's [B, d] sums for this rank's B samples.
+class PooledEmbeddings {
+ public:
+  virtual ~PooledEmbeddings() = default;
+  virtual std::vector<torch::Tensor> pooled(at::TensorList bags) = 0;
+};
 
 // Widths including input and output: {13, 512, 256, 64, 16} and {367, 512, 256, 1}.
 std::vector<int64_t> dlrm_bottom_widths(const DLRMConfig& c);
@@ -63,6 +84,8 @@ class DLRMImpl : public torch::nn::Module {
   // at which each of the B bags starts in them (1-D int64, B entries), as
   // torch.nn.EmbeddingBag takes them -> logits [B].
   torch::Tensor forward(const torch::Tensor& dense, at::TensorList bags);
+  // Take the pooled embeddings from `source` (a model built without local tables).
+  void use_pooled_embeddings(std::shared_ptr<PooledEmbeddings> source) { pooled_source_ = std::move(source); }
 
   MLP bottom{nullptr}, top{nullptr};
   torch::nn::ModuleList tables{nullptr};
@@ -70,6 +93,8 @@ class DLRMImpl : public torch::nn::Module {
 
  private:
   DLRMInteraction interaction_;
+  size_t tables_;  // how many, local or not
+  std::shared_ptr<PooledEmbeddings> pooled_source_;
   torch::Tensor pair_rows_, pair_cols_;  // dot: strictly-lower-triangle indices of the interaction
 };
 TORCH_MODULE(DLRM);

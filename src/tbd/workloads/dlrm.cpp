@@ -24,6 +24,7 @@
 #include "tbd/data/criteo.h"
 #include "tbd/data/embedding_bags.h"
 #include "tbd/data/multi_hot_criteo.h"
+#include "tbd/dist/sharded_embedding_bags.h"
 #include "tbd/nn/dlrm.h"
 #include "tbd/optim/fast_optimizers.h"
 #include "tbd/workloads/recipe.h"
@@ -87,7 +88,9 @@ class DLRM final : public Recipe<nn::DLRM> {
                                      "ids are taken modulo the table size")},
         .sharding_refusal =
             "its embedding tables get sparse gradients (the rows a batch looked up), which ZeRO's flat slices do "
-            "not cut; run it with --sharding none (its tables are all-reduced sparse)"};
+            "not cut; run it with --sharding none (its tables are all-reduced sparse), or place them across ranks "
+            "with --embedding-sharding table or row",
+        .shardable_embedding_tables = true};
     return info;
   }
 
@@ -127,8 +130,21 @@ class DLRM final : public Recipe<nn::DLRM> {
                        "(a Criteo TSV, 13 dense and 26 categorical features) fits config=kaggle or dcnv2; drop "
                        "--data to train " +
                        name_ + " on synthetic lookups");
+    config_.table_seed = derive_seed(options.seed, 0x7ab1e);
+    embedding_sharding_ = options.embedding_sharding;
     try {
-      place(nn::DLRM(config_), device);
+      if (embedding_sharding_ == EmbeddingSharding::replicate) {
+        place(nn::DLRM(config_), device);
+      } else {
+        // This rank's tables or rows only; the model pools through them.
+        if (group_ == nullptr) throw Error("--embedding-sharding without a process group (a bug in tbd)");
+        nn::DLRMConfig dense_only = config_;
+        dense_only.local_tables = false;
+        nn::DLRM model(dense_only);
+        sharded_ = model->register_module("tables", ShardedEmbeddingBags(config_, embedding_sharding_, *group_));
+        model->use_pooled_embeddings(sharded_.ptr());
+        place(model, device);
+      }
     } catch (const std::exception& e) {
       const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
                        dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr ||
@@ -136,7 +152,9 @@ class DLRM final : public Recipe<nn::DLRM> {
       if (!oom) throw;
       throw Error("out of memory allocating DLRM's embedding tables (" +
                   std::to_string(nn::dlrm_parameters(config_) * 4 / (1 << 20)) + " MiB of fp32 weights) on " +
-                  options.device + ": cap the tables with --set max_rows=N (e.g. 1000000), or use --scale small");
+                  options.device +
+                  ": place them across ranks (--nproc N --embedding-sharding table or row), cap them with --set "
+                  "max_rows=N (e.g. 1000000), or use --scale small");
     }
     if (adagrad(name_)) {
       // MLPerf DLRMv2's reference: Adagrad on tables and MLPs alike, eps 1e-10,
@@ -167,6 +185,12 @@ class DLRM final : public Recipe<nn::DLRM> {
     }
   }
 
+  void set_process_group(ProcessGroup* group) override { group_ = group; }
+
+  std::vector<torch::Tensor> rank_local_parameters() const override {
+    return sharded_ ? sharded_->parameters() : std::vector<torch::Tensor>{};
+  }
+
   LossAndOutputs compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], at::TensorList(batch.inputs).slice(1));
     // The references apply a sigmoid then BCE; on the logit is the same loss, stabler.
@@ -194,6 +218,19 @@ class DLRM final : public Recipe<nn::DLRM> {
                         {"dense_parameters", nn::dlrm_dense_parameters(config_)}};
     if (config_.interaction == nn::DLRMInteraction::dcn)
       c["cross_network"] = {{"layers", config_.cross_layers}, {"rank", config_.cross_rank}};
+    if (sharded_) {
+      // This rank's part of each table: [first, end) rows, and their parameters.
+      nlohmann::json held = nlohmann::json::array();
+      int64_t parameters = 0;
+      for (size_t t = 0; t < config_.table_sizes.size(); ++t) {
+        const auto [first, end] = sharded_->rows_held(t);
+        held.push_back({first, end});
+        parameters += (end - first) * config_.embedding_dim;
+      }
+      c["embedding_sharding"] = {{"placement", to_string(embedding_sharding_)},
+                                 {"rows_held", held},
+                                 {"embedding_parameters_held", parameters}};
+    }
     return c;
   }
 
@@ -231,6 +268,9 @@ class DLRM final : public Recipe<nn::DLRM> {
   int64_t max_rows_ = 0;
   double skew_ = 1.0, lr_ = 0.1;
   std::vector<int64_t> data_lookups_;
+  EmbeddingSharding embedding_sharding_ = EmbeddingSharding::replicate;
+  ProcessGroup* group_ = nullptr;
+  ShardedEmbeddingBags sharded_{nullptr};
   nn::DLRMConfig config_;
 };
 

@@ -7,7 +7,9 @@
 // directly.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,13 @@ class Recipe : public Workload {
   int64_t distinct_batch_shapes() const override { return batches_.distinct_shapes(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
+  // The model's parameters by their names, for comparing one placement of a
+  // model with another (tests/embedding_sharding_test.cpp).
+  std::map<std::string, torch::Tensor> named_weights() const {
+    std::map<std::string, torch::Tensor> out;
+    for (const auto& p : model_->named_parameters()) out[p.key()] = p.value().detach();
+    return out;
+  }
   // The model's wrapping units, where its forward declares them.
   std::vector<std::shared_ptr<torch::nn::Module>> shard_units() const override {
     if constexpr (requires { model_->shard_units(); })
