@@ -174,6 +174,24 @@ TEST(MemoryProbe, ResNet50TinyCategoriesSumToPeak) {
   EXPECT_EQ(tl.at("t_s").size(), tl.at("bytes").at("weights").size());
 }
 
+// Sparse gradients (dlrm's tables) are weight gradients too: after backward
+// they hold one row per lookup (uncoalesced), here 32 tables × 16 samples ×
+// 120 lookups × dimension 8 × 4 bytes of values, besides their indices.
+TEST(MemoryProbe, SparseEmbeddingGradientsCountAsWeightGradients) {
+  RunOptions o;
+  o.workload = "dlrm";
+  o.scale = Scale::tiny;
+  o.settings = {{"config", "rm2"}};
+  o.batch_size = 16;
+  o.warmup = 1;
+  o.iters = 2;
+  o.threads = 1;
+  o.quiet = true;
+  const auto result = testing::run_registered(o, {"memory"}).result;
+  const auto& breakdown = result.at("memory").at("breakdown");
+  EXPECT_GE(breakdown.at("weight_gradients").get<int64_t>(), int64_t{32} * 16 * 120 * 8 * 4) << breakdown.dump();
+}
+
 TEST(MemoryProbe, LeavesTheProfilerStateAsItFoundIt) {
   MemoryProbe probe([] { return ParameterSet{}; });
   probe.on_window_begin(0);

@@ -46,6 +46,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
       {"--bucket-mb", {"12.5"}},
       {"--dist-overlap", {"off"}},
       {"--sharding", {"gradients"}},
+      {"--embedding-sharding", {"row"}},
       {"--dist-timeout", {"30"}},
       {"--out", {"result.json"}},
       {"--json", {}},

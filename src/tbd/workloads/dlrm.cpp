@@ -55,9 +55,13 @@ nn::DLRMConfig config_for(Scale scale, const std::string& name, int64_t max_rows
 
 bool adagrad(const std::string& config) { return config == "dcnv2"; }
 
-// The reference learning rates: facebookresearch/dlrm's SGD 0.1 (the Kaggle
-// run; DeepRecSys builds on the same code), MLPerf DLRMv2's Adagrad 0.005.
-double reference_lr(const std::string& config) { return adagrad(config) ? 0.005 : 0.1; }
+// The reference learning rates: facebookresearch/dlrm's Kaggle run SGD 0.1,
+// its code's default SGD 0.01 for the RM classes (DeepRecSys runs that code
+// with its defaults), MLPerf DLRMv2's Adagrad 0.005.
+double reference_lr(const std::string& config) {
+  if (adagrad(config)) return 0.005;
+  return config == "kaggle" ? 0.1 : 0.01;
+}
 
 class DLRM final : public Recipe<nn::DLRM> {
  public:
@@ -78,8 +82,8 @@ class DLRM final : public Recipe<nn::DLRM> {
                                     "published configuration: kaggle (facebookresearch/dlrm), dcnv2 (MLPerf "
                                     "Training DLRMv2), rm1, rm2, rm3 (DeepRecSys)"),
                      real_setting("lr", 0.0, 0.0, 1e6,
-                                  "learning rate (0: the configuration's reference, SGD 0.1 or dcnv2's Adagrad "
-                                  "0.005)"),
+                                  "learning rate (0: the configuration's reference: kaggle SGD 0.1, rm1-3 SGD 0.01, "
+                                  "dcnv2 Adagrad 0.005)"),
                      real_setting("lookup_skew", 1.0, 0.0, 10.0,
                                   "exponent s of the synthetic ids' power law, P(rank r) ∝ r^-s (0: uniform, "
                                   "as MLPerf's and TorchRec's random data)"),

@@ -40,10 +40,20 @@ class Reporter final : public prof::ProfilerStateBase {
   c10::Device device_;
 };
 
+// The tensors holding the weights' gradients. A sparse gradient (an
+// embedding table's) has no storage of its own: its indices and values do
+// (uncoalesced after backward: one row per lookup, dlrm rm2's largest block).
 std::vector<at::Tensor> gradients_of(const std::vector<at::Tensor>& weights) {
   std::vector<at::Tensor> g;
-  for (const auto& w : weights)
-    if (w.defined() && w.grad().defined()) g.push_back(w.grad());
+  for (const auto& w : weights) {
+    if (!w.defined() || !w.grad().defined()) continue;
+    if (w.grad().is_sparse()) {
+      g.push_back(w.grad()._indices());
+      g.push_back(w.grad()._values());
+    } else {
+      g.push_back(w.grad());
+    }
+  }
   return g;
 }
 
