@@ -51,6 +51,25 @@ Tensor run_closure(const torch::optim::Optimizer::LossClosure& closure) {
 
 std::vector<at::Scalar> scalars(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
+using StepCounters = std::unordered_map<const c10::TensorImpl*, Tensor>;
+
+// The fused kernels read a parameter's step from a float tensor (torch.optim's
+// state_steps): made once, at `step` − 1, and advanced by the caller with one
+// multi-tensor add before the kernel.
+Tensor step_counter(StepCounters& counters, const Tensor& p, int64_t step) {
+  auto& counter = counters[p.unsafeGetTensorImpl()];
+  if (!counter.defined())
+    counter = torch::full({}, static_cast<double>(step - 1),
+                          torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
+  return counter;
+}
+
+std::vector<Tensor> counters_of(const StepCounters& counters) {
+  std::vector<Tensor> out;
+  for (const auto& [impl, t] : counters) out.push_back(t);
+  return out;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- SGD
@@ -161,14 +180,8 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
       exp_avgs.push_back(st.exp_avg());
       exp_avg_sqs.push_back(st.exp_avg_sq());
       if (o.amsgrad()) max_sqs.push_back(st.max_exp_avg_sq());
-      // The fused kernels read the step from a float tensor (torch.optim's
-      // state_steps): made once, advanced below with one multi-tensor add.
       if (impl_ == OptimizerImpl::fused) {
-        auto& counter = step_tensors_[p.unsafeGetTensorImpl()];
-        if (!counter.defined())
-          counter = torch::full({}, static_cast<double>(st.step() - 1),
-                                torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
-        steps.push_back(counter);
+        steps.push_back(step_counter(step_tensors_, p, st.step()));
       } else {  // the foreach path computes the bias corrections here; the fused kernels from `steps`
         const double b1 = 1 - std::pow(beta1, static_cast<double>(st.step()));
         const double b2 = 1 - std::pow(beta2, static_cast<double>(st.step()));
@@ -207,9 +220,7 @@ Tensor FastAdamBase<Base, Options>::step(torch::optim::Optimizer::LossClosure cl
 
 template <class Base, class Options>
 std::vector<torch::Tensor> FastAdamBase<Base, Options>::extra_state() const {
-  std::vector<torch::Tensor> out;
-  for (const auto& [impl, t] : step_tensors_) out.push_back(t);
-  return out;
+  return counters_of(step_tensors_);
 }
 
 template class FastAdamBase<torch::optim::Adam, torch::optim::AdamOptions>;
@@ -252,11 +263,7 @@ Tensor FastAdagrad::step(LossClosure closure) {
       auto& st = state_of(p);
       sums.push_back(st.sum());
       if (impl_ == OptimizerImpl::fused) {
-        auto& counter = step_tensors_[p.unsafeGetTensorImpl()];
-        if (!counter.defined())
-          counter = torch::full({}, static_cast<double>(st.step() - 1),
-                                torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
-        steps.push_back(counter);
+        steps.push_back(step_counter(step_tensors_, p, st.step()));
       } else {
         minus_step_sizes.push_back(-step_size(st.step()));
       }
@@ -277,9 +284,7 @@ Tensor FastAdagrad::step(LossClosure closure) {
 }
 
 std::vector<Tensor> FastAdagrad::extra_state() const {
-  std::vector<Tensor> out;
-  for (const auto& [impl, t] : step_tensors_) out.push_back(t);
-  return out;
+  return counters_of(step_tensors_);
 }
 
 // ---------------------------------------------------------------- RMSprop
