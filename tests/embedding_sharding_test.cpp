@@ -41,6 +41,21 @@ TEST(EmbeddingSharding, TablesGoLargestFirstToTheLeastLoadedRank) {
   EXPECT_EQ(row_range(2, 2, 3), (std::pair<int64_t, int64_t>{1, 2}));
 }
 
+TEST(EmbeddingSharding, EachRanksRowsAddUpToTheTables) {
+  const std::vector<int64_t> rows = {10, 100, 50, 40};
+  // Replicated: every rank holds all 200 rows; table-wise rank 0 the 100-row
+  // table and rank 1 the other three (above); row-wise a half of each.
+  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::replicate, 1, 2), 200);
+  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::table, 0, 2), 100);
+  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::table, 1, 2), 100);
+  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::row, 0, 2), 5 + 50 + 25 + 20);
+  for (auto how : {EmbeddingSharding::table, EmbeddingSharding::row}) {
+    int64_t total = 0;
+    for (int r = 0; r < 3; ++r) total += rows_held_by(rows, how, r, 3);
+    EXPECT_EQ(total, 200) << to_string(how);
+  }
+}
+
 // A slice drawn on its own holds the whole table's values there, across the
 // 65,536-row blocks the generators are seeded by.
 TEST(EmbeddingSharding, RowsHoldTheWholeTablesInitialValues) {

@@ -47,6 +47,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
       {"--dist-overlap", {"off"}},
       {"--sharding", {"gradients"}},
       {"--embedding-sharding", {"row"}},
+      {"--memory-limit", {"1.5G"}},
       {"--dist-timeout", {"30"}},
       {"--out", {"result.json"}},
       {"--json", {}},

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "cli/byte_size.h"
 #include "cli/commands.h"
 #include "cli/run_args.h"
+#include "tbd/core/byte_size.h"
 #include "tbd/core/error.h"
 #include "tbd/core/number_format.h"
 #include "tbd/dist/local_capacity.h"

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <memory>
 
-#include "cli/byte_size.h"
 #include "cli/commands.h"
 #include "cli/run_args.h"
 #include "cli/study_command.h"
+#include "tbd/core/byte_size.h"
 #include "tbd/core/error.h"
 #include "tbd/core/options.h"
 #include "tbd/study/predict.h"

@@ -5,10 +5,10 @@
 
 #include <memory>
 
-#include "cli/byte_size.h"
 #include "cli/commands.h"
 #include "cli/run_args.h"
 #include "cli/study_command.h"
+#include "tbd/core/byte_size.h"
 #include "tbd/core/error.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/options.h"

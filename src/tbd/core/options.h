@@ -136,8 +136,9 @@ struct RunOptions {
   bool dist_overlap = true;  // launch all-reduces during backward
   Sharding sharding = Sharding::none;
   EmbeddingSharding embedding_sharding = EmbeddingSharding::replicate;
-  bool nproc_given = false;     // --nproc was on the command line (--nproc 1 --sharding runs one rank)
-  double dist_timeout_s = 300;  // rendezvous and collective timeout
+  long long memory_limit_bytes = 0;  // --memory-limit: what one rank may use; 0: no limit given
+  bool nproc_given = false;          // --nproc was on the command line (--nproc 1 --sharding runs one rank)
+  double dist_timeout_s = 300;       // rendezvous and collective timeout
   int rank = 0, world_size = 1;
   // A single process that draws rank R's data stream instead of its own: a
   // co-located copy standing in for rank R (tbd predict); -1: its own rank's.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "tbd/core/byte_size.h"
 #include "tbd/core/error.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/settings.h"
@@ -276,6 +277,13 @@ std::vector<Spec> make_table() {
              return o.embedding_sharding != EmbeddingSharding::replicate ? Json(to_string(o.embedding_sharding))
                                                                          : only_distributed(o, "replicate");
            }});
+  add({.flag = "--memory-limit",
+       .json_key = "memory_limit_bytes",
+       .help = "Memory one rank may use, e.g. 16G: dlrm refuses embedding tables (and their optimizer state) "
+               "beyond it; the memory probe's peak is checked against it",
+       .parse = [](RunOptions& o,
+                   const std::string& v) { o.memory_limit_bytes = parse_byte_size(v, "--memory-limit"); },
+       .record = [](const RunOptions& o) { return o.memory_limit_bytes > 0 ? Json(o.memory_limit_bytes) : Json(); }});
   add({.flag = "--dist-timeout",
        .json_key = "dist_timeout_s",
        .help = "Seconds to wait for peers before failing",

@@ -25,7 +25,8 @@ class Module;
 
 namespace tbd {
 
-class ProcessGroup;  // tbd/dist/process_group.h
+class ProcessGroup;   // tbd/dist/process_group.h
+class CollectiveLog;  // tbd/dist/collective_log.h
 
 struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   std::string name;         // "resnet50"
@@ -122,6 +123,9 @@ class Workload {
   // Parameters each rank holds a different part of (model parallelism: the
   // sharded embedding tables): neither broadcast from rank 0 nor all-reduced.
   virtual std::vector<torch::Tensor> rank_local_parameters() const { return {}; }
+  // The collectives the model itself runs in forward and backward (the
+  // sharded tables' all-to-alls), logged for the comm probe; null: none.
+  virtual CollectiveLog* model_collectives() { return nullptr; }
   // The wrapping units of fully sharded data parallelism (--sharding full,
   // docs/distributed.md#sharding): modules whose forward the model runs
   // through nn::run_unit, so each is gathered just before it computes and

@@ -3,6 +3,7 @@
 #include <torch/autograd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
 #include "tbd/core/error.h"
@@ -13,13 +14,20 @@ namespace {
 
 using torch::Tensor;
 
-// c10d's all-to-all over rows, awaited.
-Tensor exchange(ProcessGroup& group, const Tensor& send, const std::vector<int64_t>& send_rows,
+// c10d's all-to-all over rows, awaited and logged for the comm probe.
+Tensor exchange(ProcessGroup& group, CollectiveLog& log, const Tensor& send, const std::vector<int64_t>& send_rows,
                 const std::vector<int64_t>& recv_rows) {
   auto shape = send.sizes().vec();
   shape[0] = std::accumulate(recv_rows.begin(), recv_rows.end(), int64_t{0});
   Tensor out = torch::empty(shape, send.options());
-  group.all_to_all(out, send.contiguous(), recv_rows, send_rows)->wait();
+  const Tensor input = send.contiguous();
+  const auto launched = std::chrono::steady_clock::now();
+  const auto pending = group.all_to_all(out, input, recv_rows, send_rows);
+  pending->wait();
+  const std::chrono::duration<double> host = std::chrono::steady_clock::now() - launched;
+  log.record({.kind = "all-to-all",
+              .bytes = static_cast<double>(input.numel() * input.element_size()),
+              .seconds = pending->device_seconds().value_or(host.count())});
   return out;
 }
 
@@ -27,22 +35,24 @@ Tensor exchange(ProcessGroup& group, const Tensor& send, const std::vector<int64
 // the gradients back along the same splits, scaled.
 class ExchangeRows : public torch::autograd::Function<ExchangeRows> {
  public:
-  static Tensor forward(torch::autograd::AutogradContext* ctx, Tensor send, ProcessGroup* group,
+  static Tensor forward(torch::autograd::AutogradContext* ctx, Tensor send, ProcessGroup* group, CollectiveLog* log,
                         std::vector<int64_t> send_rows, std::vector<int64_t> recv_rows, double grad_scale) {
     ctx->saved_data["group"] = static_cast<int64_t>(reinterpret_cast<intptr_t>(group));
+    ctx->saved_data["log"] = static_cast<int64_t>(reinterpret_cast<intptr_t>(log));
     ctx->saved_data["send_rows"] = send_rows;
     ctx->saved_data["recv_rows"] = recv_rows;
     ctx->saved_data["scale"] = grad_scale;
-    return exchange(*group, send, send_rows, recv_rows);
+    return exchange(*group, *log, send, send_rows, recv_rows);
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     auto* group = reinterpret_cast<ProcessGroup*>(static_cast<intptr_t>(ctx->saved_data["group"].toInt()));
     const auto send_rows = ctx->saved_data["send_rows"].toIntVector();
+    auto* log = reinterpret_cast<CollectiveLog*>(static_cast<intptr_t>(ctx->saved_data["log"].toInt()));
     const auto recv_rows = ctx->saved_data["recv_rows"].toIntVector();
-    Tensor back = exchange(*group, grads[0], recv_rows, send_rows);
+    Tensor back = exchange(*group, *log, grads[0], recv_rows, send_rows);
     back.mul_(ctx->saved_data["scale"].toDouble());
-    return {back, Tensor(), Tensor(), Tensor(), Tensor()};
+    return {back, Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -81,6 +91,22 @@ std::vector<int> place_tables_by_rows(const std::vector<int64_t>& rows, int rank
 
 std::pair<int64_t, int64_t> row_range(int64_t rows, int rank, int ranks) {
   return {rows * rank / ranks, rows * (rank + 1) / ranks};
+}
+
+int64_t rows_held_by(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank, int ranks) {
+  int64_t held = 0;
+  const auto owner = how == EmbeddingSharding::table ? place_tables_by_rows(rows, ranks) : std::vector<int>{};
+  for (size_t t = 0; t < rows.size(); ++t) {
+    if (how == EmbeddingSharding::replicate) {
+      held += rows[t];
+    } else if (how == EmbeddingSharding::table) {
+      held += owner[t] == rank ? rows[t] : 0;
+    } else {
+      const auto [first, end] = row_range(rows[t], rank, ranks);
+      held += end - first;
+    }
+  }
+  return held;
 }
 
 ShardedEmbeddingBagsImpl::ShardedEmbeddingBagsImpl(const nn::DLRMConfig& c, EmbeddingSharding how, ProcessGroup& group)
@@ -141,13 +167,14 @@ std::vector<Tensor> ShardedEmbeddingBagsImpl::table_wise(at::TensorList bags) {
   const auto options = bags[1].options();
   const Tensor no_ids = torch::empty({0}, options);
   const Tensor received_lengths =
-      exchange(group_, lengths.empty() ? no_ids : torch::cat(lengths), send_len_rows, recv_len_rows);
+      exchange(group_, log_, lengths.empty() ? no_ids : torch::cat(lengths), send_len_rows, recv_len_rows);
   // Per source rank and owned table, how many ids come (read on the host: the splits).
   const auto per_bag = host_values(received_lengths.view({ranks, m, batch}).sum(2).reshape({-1}));
   std::vector<int64_t> recv_id_rows;
   for (int q = 0; q < ranks; ++q)
     recv_id_rows.push_back(std::accumulate(per_bag.begin() + q * m, per_bag.begin() + (q + 1) * m, int64_t{0}));
-  const Tensor received_ids = exchange(group_, ids.empty() ? no_ids : torch::cat(ids), send_id_rows, recv_id_rows);
+  const Tensor received_ids =
+      exchange(group_, log_, ids.empty() ? no_ids : torch::cat(ids), send_id_rows, recv_id_rows);
 
   // 2. Pool each owned table over the N·B samples of all ranks, source by source.
   const auto pieces = received_ids.split_with_sizes(per_bag);
@@ -169,7 +196,7 @@ std::vector<Tensor> ShardedEmbeddingBagsImpl::table_wise(at::TensorList bags) {
   for (int q = 0; q < ranks; ++q)
     recv_rows.push_back(batch * static_cast<int64_t>(owned[static_cast<size_t>(q)].size()));
   const Tensor received =
-      ExchangeRows::apply(differentiable(send), &group_, send_rows, recv_rows, 1.0 / static_cast<double>(ranks));
+      ExchangeRows::apply(differentiable(send), &group_, &log_, send_rows, recv_rows, 1.0 / static_cast<double>(ranks));
   std::vector<Tensor> out(tables);
   int64_t row = 0;
   for (int q = 0; q < ranks; ++q)
@@ -193,13 +220,13 @@ std::vector<Tensor> ShardedEmbeddingBagsImpl::row_wise(at::TensorList bags) {
   }
   const Tensor all_lengths = torch::cat(lengths), all_ids = torch::cat(ids);
   const std::vector<int64_t> len_rows(static_cast<size_t>(ranks), tables * batch);
-  const Tensor received_lengths = exchange(group_, all_lengths.repeat({ranks}), len_rows, len_rows);
+  const Tensor received_lengths = exchange(group_, log_, all_lengths.repeat({ranks}), len_rows, len_rows);
   const auto per_bag = host_values(received_lengths.view({ranks, tables, batch}).sum(2).reshape({-1}));
   std::vector<int64_t> recv_id_rows;
   for (int q = 0; q < ranks; ++q)
     recv_id_rows.push_back(
         std::accumulate(per_bag.begin() + q * tables, per_bag.begin() + (q + 1) * tables, int64_t{0}));
-  const Tensor received_ids = exchange(group_, all_ids.repeat({ranks}),
+  const Tensor received_ids = exchange(group_, log_, all_ids.repeat({ranks}),
                                        std::vector<int64_t>(static_cast<size_t>(ranks), all_ids.size(0)), recv_id_rows);
 
   // 2. Per table, the partial sums of this rank's rows for all N·B samples.
@@ -228,7 +255,7 @@ std::vector<Tensor> ShardedEmbeddingBagsImpl::row_wise(at::TensorList bags) {
   // 3. Each rank's B rows of every table to it; it sums the N senders' parts.
   const Tensor send = torch::stack(partial).view({tables, ranks, batch, dim_}).transpose(0, 1).reshape({-1, dim_});
   const Tensor received =
-      ExchangeRows::apply(differentiable(send), &group_, len_rows, len_rows, 1.0 / static_cast<double>(ranks));
+      ExchangeRows::apply(differentiable(send), &group_, &log_, len_rows, len_rows, 1.0 / static_cast<double>(ranks));
   const Tensor summed = received.view({ranks, tables, batch, dim_}).sum(0);
   std::vector<Tensor> out;
   for (int64_t t = 0; t < tables; ++t) out.push_back(summed[t]);

@@ -27,6 +27,7 @@
 #include <torch/nn/modules/embedding.h>
 
 #include "tbd/core/options.h"
+#include "tbd/dist/collective_log.h"
 #include "tbd/nn/dlrm.h"
 
 namespace tbd {
@@ -38,6 +39,9 @@ class ProcessGroup;
 std::vector<int> place_tables_by_rows(const std::vector<int64_t>& rows, int ranks);
 // Rank r's rows of a table of `rows` rows split over `ranks`: [first, end).
 std::pair<int64_t, int64_t> row_range(int64_t rows, int rank, int ranks);
+// The rows of all tables rank `rank` of `ranks` holds under `how`
+// (replicate: every row), as ShardedEmbeddingBags places them.
+int64_t rows_held_by(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank, int ranks);
 
 class ShardedEmbeddingBagsImpl : public torch::nn::Module, public nn::PooledEmbeddings {
  public:
@@ -49,6 +53,8 @@ class ShardedEmbeddingBagsImpl : public torch::nn::Module, public nn::PooledEmbe
   // This rank's part of each table: rows [first, end) (table-wise: all rows
   // of its own tables, none of the others').
   std::pair<int64_t, int64_t> rows_held(size_t table) const { return held_[table]; }
+  // The all-to-alls of the lookups and their gradients, for the comm probe.
+  CollectiveLog& collectives() { return log_; }
 
  private:
   std::vector<torch::Tensor> table_wise(at::TensorList bags);
@@ -57,6 +63,7 @@ class ShardedEmbeddingBagsImpl : public torch::nn::Module, public nn::PooledEmbe
 
   EmbeddingSharding how_;
   ProcessGroup& group_;
+  CollectiveLog log_;
   int64_t dim_;
   std::vector<int> owner_;                         // table-wise
   std::vector<std::pair<int64_t, int64_t>> held_;  // per table

@@ -333,6 +333,7 @@ void open_session(Session& s) {
     join_data_parallel(s);
     s.context->gradient_reducer = s.reducer.get();
     s.context->sharded = s.sharded.get();
+    s.context->model_collectives = s.workload->model_collectives();
   }
   std::vector<PhaseListener*> listeners(s.analysis_probes.begin(), s.analysis_probes.end());
   s.phases = std::make_unique<Phases>(s.device, autocast_type(s.options.precision));

@@ -59,8 +59,8 @@ using StepCounters = std::unordered_map<const c10::TensorImpl*, Tensor>;
 Tensor step_counter(StepCounters& counters, const Tensor& p, int64_t step) {
   auto& counter = counters[p.unsafeGetTensorImpl()];
   if (!counter.defined())
-    counter = torch::full({}, static_cast<double>(step - 1),
-                          torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
+    counter =
+        torch::full({}, static_cast<double>(step - 1), torch::TensorOptions().dtype(torch::kFloat).device(p.device()));
   return counter;
 }
 
@@ -283,9 +283,7 @@ Tensor FastAdagrad::step(LossClosure closure) {
   return loss;
 }
 
-std::vector<Tensor> FastAdagrad::extra_state() const {
-  return counters_of(step_tensors_);
-}
+std::vector<Tensor> FastAdagrad::extra_state() const { return counters_of(step_tensors_); }
 
 // ---------------------------------------------------------------- RMSprop
 

@@ -135,6 +135,14 @@ void pipeline_and_comm_findings(const nlohmann::json& r, std::vector<std::string
         fmt::format("Communication: {} exposed per iteration ({} of it), {} of its time hidden under "
                     "computation.",
                     format_ms(exposed), percent(exposed / iteration), percent(hidden)));
+  if (c.contains("all_to_all")) {
+    const double lookups = number(c["all_to_all"], "exposed_wait_s_mean");
+    if (lookups >= 0 && iteration > 0)
+      out.push_back(
+          fmt::format("Embedding all-to-alls: {} per iteration ({} of it), all exposed: the lookups "
+                      "wait for them.",
+                      format_ms(lookups), percent(lookups / iteration)));
+  }
 }
 
 void noise_finding(const nlohmann::json& r, std::vector<std::string>& out) {

@@ -20,6 +20,7 @@
 #include <new>
 
 #include "tbd/core/error.h"
+#include "tbd/core/number_format.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/criteo.h"
 #include "tbd/data/embedding_bags.h"
@@ -61,6 +62,43 @@ bool adagrad(const std::string& config) { return config == "dcnv2"; }
 double reference_lr(const std::string& config) {
   if (adagrad(config)) return 0.005;
   return config == "kaggle" ? 0.1 : 0.01;
+}
+
+// The most table bytes any rank holds under a placement: fp32 rows, with
+// Adagrad's accumulators (as large as the tables; SGD keeps no state).
+double largest_table_share(const nn::DLRMConfig& c, bool with_adagrad, EmbeddingSharding how, int ranks) {
+  int64_t most = 0;
+  for (int r = 0; r < ranks; ++r) most = std::max(most, rows_held_by(c.table_sizes, how, r, ranks));
+  return static_cast<double>(most) * static_cast<double>(c.embedding_dim) * 4.0 * (with_adagrad ? 2 : 1);
+}
+
+// --memory-limit: tables that would not fit one rank are refused before any
+// is allocated, with the placement and rank count where they would.
+void refuse_tables_beyond_limit(const nn::DLRMConfig& c, const std::string& name, const RunOptions& o) {
+  if (o.memory_limit_bytes <= 0) return;
+  const double limit = static_cast<double>(o.memory_limit_bytes);
+  const int ranks = std::max(1, o.world_size);
+  const bool state = adagrad(name);
+  const double need = largest_table_share(c, state, o.embedding_sharding, ranks);
+  if (need <= limit) return;
+  int fit = 0;
+  for (int n = ranks + 1; n <= 4096 && fit == 0; n = n < 64 ? n + 1 : n * 2)
+    if (largest_table_share(c, state, EmbeddingSharding::row, n) <= limit) fit = n;
+  const std::string what = fmt::format(
+      "dlrm config={}: the embedding tables {} need {}{} on each rank, over --memory-limit {}", name,
+      o.embedding_sharding == EmbeddingSharding::replicate
+          ? std::string("replicated")
+          : fmt::format("placed by {} over {} rank{}", to_string(o.embedding_sharding), ranks, ranks == 1 ? "" : "s"),
+      format_bytes(need), state ? " (fp32 weights and Adagrad's accumulators)" : " (fp32 weights)",
+      format_bytes(limit));
+  const std::string where = fit > 0
+                                ? fmt::format(
+                                      "place them across ranks: --nproc {} --embedding-sharding row holds {} per rank "
+                                      "(table: at most {})",
+                                      fit, format_bytes(largest_table_share(c, state, EmbeddingSharding::row, fit)),
+                                      format_bytes(largest_table_share(c, state, EmbeddingSharding::table, fit)))
+                                : std::string("no rank count up to 4096 fits them");
+  throw UsageError(what + "; " + where + ", or cap the tables with --set max_rows=N");
 }
 
 class DLRM final : public Recipe<nn::DLRM> {
@@ -135,6 +173,7 @@ class DLRM final : public Recipe<nn::DLRM> {
                        "--data to train " +
                        name_ + " on synthetic lookups");
     config_.table_seed = derive_seed(options.seed, 0x7ab1e);
+    refuse_tables_beyond_limit(config_, name_, options);
     embedding_sharding_ = options.embedding_sharding;
     try {
       if (embedding_sharding_ == EmbeddingSharding::replicate) {
@@ -194,6 +233,8 @@ class DLRM final : public Recipe<nn::DLRM> {
   std::vector<torch::Tensor> rank_local_parameters() const override {
     return sharded_ ? sharded_->parameters() : std::vector<torch::Tensor>{};
   }
+
+  CollectiveLog* model_collectives() override { return sharded_ ? &sharded_->collectives() : nullptr; }
 
   LossAndOutputs compute_loss(const Batch& batch) override {
     auto logits = model_->forward(batch.inputs[0], at::TensorList(batch.inputs).slice(1));

@@ -7,6 +7,7 @@
 
 #include "tbd/core/options.h"
 #include "tbd/core/statistics.h"
+#include "tbd/dist/collective_log.h"
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/sharded_data_parallel.h"
 
@@ -83,6 +84,7 @@ ShardedCommFigures analyse_sharded(const std::vector<TimedCollective>& collectiv
 void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
   sharded_ = ctx.sharded;
+  model_log_ = ctx.model_collectives;
   if (sharded_ != nullptr) sharded_->record_history();
   world_ = ctx.options.world_size;
   backend_ = ctx.device.is_cuda() ? "nccl" : "gloo";
@@ -126,7 +128,45 @@ void CommProbe::sharded_iteration_end() {
   }
 }
 
+void CommProbe::model_collectives_end(bool measured) {
+  const auto logged = model_log_->take();  // warm-up iterations are dropped here too
+  if (!measured) return;
+  double bytes = 0, seconds = 0;
+  for (const auto& c : logged) {
+    bytes += c.bytes;
+    seconds += c.seconds;
+    if (c.seconds > 0) {
+      a2a_weighted_ += c.bytes * (c.bytes / c.seconds);
+      a2a_timed_bytes_ += c.bytes;
+    }
+  }
+  a2a_count_.push_back(static_cast<double>(logged.size()));
+  a2a_bytes_.push_back(bytes);
+  a2a_s_.push_back(seconds);
+}
+
+void CommProbe::contribute_all_to_all(nlohmann::json& comm) const {
+  if (model_log_ == nullptr) return;
+  nlohmann::json a = {{"purpose", "the sharded embedding tables' lookups and their gradients (--embedding-sharding)"},
+                      {"iterations", a2a_s_.size()}};
+  if (!a2a_s_.empty()) {
+    a.update({{"per_iteration", mean_of(a2a_count_)},
+              {"bytes_per_iteration", mean_of(a2a_bytes_)},
+              {"s_mean", mean_of(a2a_s_)},
+              {"s_median", percentile(a2a_s_, 0.5)},
+              // The step waits on each exchange before it can go on: none is hidden.
+              {"exposed_wait_s_mean", mean_of(a2a_s_)}});
+    // nccl-tests' all-to-all: busbw = algbw · (n−1)/n, algbw bytes-weighted over the exchanges.
+    if (world_ > 1 && a2a_timed_bytes_ > 0)
+      a["bus_bandwidth_bytes_per_s"] = a2a_weighted_ / a2a_timed_bytes_ * bus_factor("all-to-all", world_);
+    else
+      a["bus_bandwidth_bytes_per_s"] = nullptr;
+  }
+  comm["all_to_all"] = a;
+}
+
 void CommProbe::on_iteration_end(const IterationRecord& r) {
+  if (model_log_ != nullptr) model_collectives_end(r.measured);
   if (sharded_ != nullptr) {
     if (r.measured) {
       sharded_iteration_end();
@@ -200,6 +240,7 @@ void CommProbe::contribute_sharded(nlohmann::json& result) const {
               {"hidden_share", busy > 0 ? hidden / busy : 0.0},
               {"by_kind", kinds}});
   }
+  contribute_all_to_all(c);
   result["comm"] = c;
 }
 
@@ -229,10 +270,25 @@ void CommProbe::contribute(nlohmann::json& result) const {
     else
       c["bus_bandwidth_bytes_per_s"] = nullptr;
   }
+  contribute_all_to_all(c);
   result["comm"] = c;
 }
 
 std::vector<std::pair<std::string, std::string>> CommProbe::summary_lines() const {
+  auto lines = gradient_summary_lines();
+  if (model_log_ != nullptr && !a2a_s_.empty())
+    lines.emplace_back("all-to-all",
+                       fmt::format("{:.3g} per iteration (embedding lookups and their gradients), {:.3g} ms for {:.3g} "
+                                   "MB, all exposed (the step waits on each), bus bandwidth {}",
+                                   mean_of(a2a_count_), 1e3 * mean_of(a2a_s_), mean_of(a2a_bytes_) / 1e6,
+                                   world_ > 1 && a2a_timed_bytes_ > 0
+                                       ? fmt::format("{:.3g} GB/s", a2a_weighted_ / a2a_timed_bytes_ *
+                                                                        bus_factor("all-to-all", world_) / 1e9)
+                                       : std::string("n/a (one rank)")));
+  return lines;
+}
+
+std::vector<std::pair<std::string, std::string>> CommProbe::gradient_summary_lines() const {
   if ((!reducer_ && !sharded_) || busy_s_.empty()) return {};
   const double busy = std::accumulate(busy_s_.begin(), busy_s_.end(), 0.0);
   const double hidden = std::accumulate(hidden_s_.begin(), hidden_s_.end(), 0.0);

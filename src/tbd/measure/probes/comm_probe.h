@@ -1,7 +1,8 @@
 // comm: the gradient communication of data-parallel runs, per measured
 // iteration (docs/metrics.md#comm): the replicated run's bucket all-reduces,
-// or a sharded run's all-gathers, reduce-scatters and all-reduces. Not
-// available in single-process runs.
+// or a sharded run's all-gathers, reduce-scatters and all-reduces; and the
+// collectives the model runs itself (the all-to-alls of dlrm's sharded
+// embedding tables). Not available in single-process runs.
 #pragma once
 
 #include <map>
@@ -13,6 +14,7 @@
 namespace tbd {
 
 struct CommIteration;
+class CollectiveLog;
 
 // One synchronisation's figures, from the reducer's events.
 struct CommFigures {
@@ -57,6 +59,7 @@ class CommProbe : public Probe {
  private:
   GradientReducer* reducer_ = nullptr;
   ShardedDataParallel* sharded_ = nullptr;  // --sharding: the collectives are the sharded path's
+  CollectiveLog* model_log_ = nullptr;      // the model's own collectives (embedding all-to-alls)
   std::string backend_ = "gloo";
   int world_ = 1;
   bool overlap_ = true;
@@ -69,6 +72,13 @@ class CommProbe : public Probe {
   // bytes and collectives; per kind over the run: counts, bytes, Σ bytes·algbw.
   std::map<std::string, double> kind_count_, kind_bytes_, kind_weighted_, kind_timed_bytes_;
   std::string strategy_;
+  // The model's all-to-alls, per measured iteration: count, bytes, seconds
+  // (all exposed: the step waits on each); over the run: Σ bytes·algbw, Σ bytes timed.
+  std::vector<double> a2a_count_, a2a_bytes_, a2a_s_;
+  double a2a_weighted_ = 0, a2a_timed_bytes_ = 0;
+  void model_collectives_end(bool measured);
+  void contribute_all_to_all(nlohmann::json& comm) const;
+  std::vector<std::pair<std::string, std::string>> gradient_summary_lines() const;
   void sharded_iteration_end();
   bool completion_unreported(const std::string& kind) const;
   void contribute_sharded(nlohmann::json& result) const;

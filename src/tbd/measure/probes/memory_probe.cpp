@@ -133,6 +133,7 @@ void MemoryProbe::stop() {
 void MemoryProbe::on_run_start(const RunContext& ctx) {
   device_obj_ = ctx.device;
   sharded_ = ctx.sharded;
+  limit_bytes_ = ctx.options.memory_limit_bytes;
   Workload* workload = &ctx.workload;
   state_ = [workload] { return workload->state(); };
 }
@@ -195,6 +196,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
   nlohmann::json m;
   m["unit"] = "bytes";
   m["device"] = device_;
+  m["limit_bytes"] = limit_bytes_ > 0 ? nlohmann::json(limit_bytes_) : nlohmann::json(nullptr);
   m["cuda_allocator"] = !allocator_.is_null()
                             ? allocator_
                             : nlohmann::json{{"not_available", "the CUDA caching allocator serves CUDA runs only"}};
@@ -206,6 +208,7 @@ void MemoryProbe::contribute(nlohmann::json& result) const {
     return;
   }
   m["peak_bytes"] = tracker_->peak();
+  if (limit_bytes_ > 0) m["within_limit"] = tracker_->peak() <= limit_bytes_;
   nlohmann::json breakdown = nlohmann::json::object();
   const MemoryBreakdown b = tracker_->peak_breakdown();
   for (int c = 0; c < kMemoryCategories; ++c) breakdown[to_string(static_cast<MemoryCategory>(c))] = b[c];
@@ -249,6 +252,9 @@ std::vector<std::pair<std::string, std::string>> MemoryProbe::summary_lines() co
   }
   std::vector<std::pair<std::string, std::string>> lines = {{"peak memory", format_bytes(peak) + " live on " + device_},
                                                             {"at peak", parts}};
+  if (limit_bytes_ > 0)
+    lines.push_back({"limit", fmt::format("peak {} {} --memory-limit {}", format_bytes(peak),
+                                          peak <= limit_bytes_ ? "within" : "OVER", format_bytes(limit_bytes_))});
   if (!allocator_.is_null() && allocator_["fragmentation"].is_number())
     lines.push_back({"CUDA allocator", fmt::format("{} reserved at peak, {} allocated; fragmentation {:.1f}%",
                                                    format_bytes(allocator_["reserved_peak_bytes"].get<int64_t>()),

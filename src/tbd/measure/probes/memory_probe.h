@@ -63,6 +63,7 @@ class MemoryProbe : public Probe {
   c10::Device device_obj_{c10::kCPU};
   bool installed_ = false;
   std::string device_, not_available_;
+  long long limit_bytes_ = 0;  // --memory-limit; 0: none given
   // Weights and optimizer state the probe recognises; gradients are read off
   // the weights at the end of each backward phase.
   std::vector<at::Tensor> weights_, optimizer_state_;

@@ -22,6 +22,7 @@ struct Batch;
 class Workload;
 class GradientReducer;
 class ShardedDataParallel;
+class CollectiveLog;
 
 struct RunContext {
   const RunOptions& options;  // resolved: batch size and threads filled in
@@ -30,6 +31,7 @@ struct RunContext {
   c10::Device device;
   GradientReducer* gradient_reducer = nullptr;  // distributed runs only
   ShardedDataParallel* sharded = nullptr;       // --sharding runs only
+  CollectiveLog* model_collectives = nullptr;   // Workload::model_collectives()
 };
 
 struct IterationRecord {

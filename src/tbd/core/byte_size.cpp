@@ -1,10 +1,10 @@
-#include "cli/byte_size.h"
+#include "tbd/core/byte_size.h"
 
 #include <cctype>
 
 #include "tbd/core/error.h"
 
-namespace tbd::cli {
+namespace tbd {
 
 long long parse_byte_size(const std::string& text, const std::string& flag) {
   size_t used = 0;
@@ -32,4 +32,4 @@ long long parse_byte_size(const std::string& text, const std::string& flag) {
   return static_cast<long long>(value * scale);
 }
 
-}  // namespace tbd::cli
+}  // namespace tbd

@@ -1,0 +1,29 @@
+// Collectives a model runs inside its own forward and backward (dlrm's
+// embedding all-to-alls under --embedding-sharding), timed where they are
+// awaited, so the comm probe can report them beside the gradient
+// synchronisation. The step blocks on each one, so its whole time is exposed.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tbd {
+
+struct LoggedCollective {
+  std::string kind;    // "all-to-all"
+  double bytes = 0;    // this rank's send buffer (nccl-tests' size of an all-to-all)
+  double seconds = 0;  // device-timed (NCCL) or launch to completion on the host (Gloo)
+};
+
+class CollectiveLog {
+ public:
+  void record(LoggedCollective c);
+  std::vector<LoggedCollective> take();  // and forget them
+
+ private:
+  std::mutex mutex_;  // backward may run on an autograd worker thread
+  std::vector<LoggedCollective> entries_;
+};
+
+}  // namespace tbd
