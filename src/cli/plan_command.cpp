@@ -16,6 +16,7 @@
 #include "tbd/dist/local_capacity.h"
 #include "tbd/measure/machine/cuda_device_info.h"
 #include "tbd/measure/machine/device.h"
+#include "tbd/measure/runner.h"
 #include "tbd/output/summary.h"
 #include "tbd/workloads/registry.h"
 
@@ -25,7 +26,8 @@ namespace {
 // The options a step's memory depends on; the rest of `tbd run`'s (timing,
 // probes, outputs) change nothing here.
 const std::vector<std::string> kPlanOptions = {
-    "--device", "--batch-size", "--grad-accum", "--precision", "--activation-checkpointing", "--scale", "--set"};
+    "--device", "--batch-size", "--grad-accum", "--precision",         "--activation-checkpointing",
+    "--scale",  "--set",        "--nproc",      "--embedding-sharding"};
 
 struct Capacity {
   double bytes = 0;    // 0: unknown
@@ -72,75 +74,90 @@ Command add_plan_command(CLI::App& app) {
   cmd->footer(
       "Example: tbd plan llama --set size=8b --precision bf16 --activation-checkpointing full --device-memory 80G\n"
       "The formulas: docs/metrics.md#memory-plan. Exit status: 0 planned (fitting or not), 2 bad usage.");
-  return {cmd, [a, device_memory, json]() {
-            RunOptions options = resolve(*a);
-            const auto workload = create_workload(options.workload);  // an unknown name fails here, listing the known
-            const WorkloadInfo& info = workload->info();
-            check_activation_checkpointing_supported(info, options);
-            check_grad_accum_supported(info, options.grad_accum);
-            const Settings settings(info.settings, options.settings, info.name);
-            if (options.batch_size == 0) options.batch_size = info.default_batch;
-            const auto plan = workload->memory_plan(options, settings);
-            if (!plan)
-              throw UsageError("tbd plan has no shape model of " + info.name +
-                               "'s memory (it has one for llama); measure it instead: tbd run " + info.name +
-                               " --probes memory, and tbd predict RESULT --memory-limit SIZE for the batch that fits");
-            const Capacity capacity = device_capacity(options, *device_memory);
-            nlohmann::json out = to_json(*plan);
-            out["workload"] = {{"name", info.name},
-                               {"model", workload->model_title(settings)},
-                               {"scale", to_string(options.scale)},
-                               {"batch_size", options.batch_size},
-                               {"grad_accum", options.grad_accum},
-                               {"precision", to_string(options.precision)},
-                               {"device", options.device}};
-            if (capacity.bytes > 0) {
-              out["device_memory"] = {{"bytes", capacity.bytes}, {"source", capacity.source}};
-              out["fits"] = plan->peak_bytes <= capacity.bytes;
-            } else {
-              out["device_memory"] = {{"not_available", capacity.source.empty() ? "unknown" : capacity.source}};
-              out["fits"] = nullptr;
-            }
-            if (*json) {
-              std::cout << out.dump(2) << "\n";
-              return 0;
-            }
-            std::cout << fmt::format("{}\n  {} scale: {} parameters, batch {} x {} micro-batches, {}, {}\n",
-                                     workload->model_title(settings), to_string(options.scale),
-                                     with_thousands(plan->parameters), options.batch_size, options.grad_accum,
-                                     to_string(options.precision), options.device);
-            const auto print_terms = [](const char* title, const std::vector<MemoryPlanTerm>& terms, double total) {
-              std::cout << fmt::format("  {:<26} {:>24}\n", title, both_units(total));
-              for (const auto& t : terms)
-                std::cout << fmt::format("    {:<24} {:>24}  {}\n", t.name, both_units(t.bytes), t.formula);
-            };
-            print_terms("model state", plan->model_state, plan->model_state_bytes());
-            print_terms("activations / micro-batch", plan->activations, plan->activation_bytes());
-            double transient = 0;
-            for (const auto& t : plan->transients) transient += t.bytes;
-            print_terms("transients at the peak", plan->transients, transient);
-            std::cout << fmt::format("  {:<26} {:>24}  at {}\n", "peak", both_units(plan->peak_bytes),
-                                     plan->peak_moment);
-            if (capacity.bytes > 0) {
-              const bool fits = plan->peak_bytes <= capacity.bytes;
-              std::cout << fmt::format("  {} {} of {} ({})\n",
-                                       fits ? "fits:" : "does not fit:", both_units(plan->peak_bytes),
-                                       both_units(capacity.bytes), capacity.source);
-              if (!fits && plan->model_state_bytes() > capacity.bytes)
-                std::cout << "  the model state alone (" << both_units(plan->model_state_bytes())
-                          << ") exceeds it: shard it across ranks (ZeRO/FSDP) or choose a smaller --set size\n";
-              else if (!fits)
-                std::cout << "  the activations make the difference: --activation-checkpointing full, a smaller "
-                             "--batch-size (with --grad-accum for the same step batch) or a shorter context\n";
-            } else {
-              std::cout << "  fits: not available (" << (capacity.source.empty() ? "unknown" : capacity.source)
-                        << "); give --device-memory\n";
-            }
-            std::cout << "  assumed: ";
-            for (size_t i = 0; i < plan->assumptions.size(); ++i) std::cout << (i ? "; " : "") << plan->assumptions[i];
-            std::cout << "\n";
-            return 0;
-          }};
+  return {
+      cmd, [a, device_memory, json]() {
+        RunOptions options = resolve(*a);
+        const auto workload = create_workload(options.workload);  // an unknown name fails here, listing the known
+        const WorkloadInfo& info = workload->info();
+        check_activation_checkpointing_supported(info, options);
+        check_grad_accum_supported(info, options.grad_accum);
+        check_embedding_sharding_supported(info, options, options.nproc_given);
+        if (options.nproc > 1 && !info.shardable_embedding_tables)
+          throw UsageError("tbd plan models data-parallel ranks for dlrm's embedding tables only; " + info.name +
+                           "'s plan is one replicated rank's: drop --nproc (ZeRO's per-rank state: tbd predict "
+                           "RESULT --nproc N --sharding S)");
+        options.world_size = options.nproc;  // the plan is rank 0's of --nproc N
+        const Settings settings(info.settings, options.settings, info.name);
+        if (options.batch_size == 0) options.batch_size = info.default_batch;
+        const auto plan = workload->memory_plan(options, settings);
+        if (!plan)
+          throw UsageError("tbd plan has no shape model of " + info.name +
+                           "'s memory (it has one for llama and dlrm); measure it instead: tbd run " + info.name +
+                           " --probes memory, and tbd predict RESULT --memory-limit SIZE for the batch that fits");
+        const Capacity capacity = device_capacity(options, *device_memory);
+        nlohmann::json out = to_json(*plan);
+        out["workload"] = {{"name", info.name},
+                           {"model", workload->model_title(settings)},
+                           {"scale", to_string(options.scale)},
+                           {"batch_size", options.batch_size},
+                           {"grad_accum", options.grad_accum},
+                           {"precision", to_string(options.precision)},
+                           {"device", options.device},
+                           {"ranks", options.world_size},
+                           {"embedding_sharding", to_string(options.embedding_sharding)}};
+        if (capacity.bytes > 0) {
+          out["device_memory"] = {{"bytes", capacity.bytes}, {"source", capacity.source}};
+          out["fits"] = plan->peak_bytes <= capacity.bytes;
+        } else {
+          out["device_memory"] = {{"not_available", capacity.source.empty() ? "unknown" : capacity.source}};
+          out["fits"] = nullptr;
+        }
+        if (*json) {
+          std::cout << out.dump(2) << "\n";
+          return 0;
+        }
+        std::cout << fmt::format(
+            "{}\n  {} scale: {} parameters, batch {} x {} micro-batches, {}, {}{}\n", workload->model_title(settings),
+            to_string(options.scale), with_thousands(plan->parameters), options.batch_size, options.grad_accum,
+            to_string(options.precision), options.device,
+            options.world_size > 1 || options.embedding_sharding != EmbeddingSharding::replicate
+                ? fmt::format("; rank 0 of {}, tables {}", options.world_size, to_string(options.embedding_sharding))
+                : std::string());
+        const auto print_terms = [](const char* title, const std::vector<MemoryPlanTerm>& terms, double total) {
+          std::cout << fmt::format("  {:<26} {:>24}\n", title, both_units(total));
+          for (const auto& t : terms)
+            std::cout << fmt::format("    {:<24} {:>24}  {}\n", t.name, both_units(t.bytes), t.formula);
+        };
+        print_terms("model state", plan->model_state, plan->model_state_bytes());
+        print_terms("activations / micro-batch", plan->activations, plan->activation_bytes());
+        double transient = 0;
+        for (const auto& t : plan->transients) transient += t.bytes;
+        print_terms("transients at the peak", plan->transients, transient);
+        std::cout << fmt::format("  {:<26} {:>24}  at {}\n", "peak", both_units(plan->peak_bytes), plan->peak_moment);
+        if (capacity.bytes > 0) {
+          const bool fits = plan->peak_bytes <= capacity.bytes;
+          std::cout << fmt::format("  {} {} of {} ({})\n",
+                                   fits ? "fits:" : "does not fit:", both_units(plan->peak_bytes),
+                                   both_units(capacity.bytes), capacity.source);
+          if (!fits && plan->model_state_bytes() > capacity.bytes)
+            std::cout << "  the model state alone (" << both_units(plan->model_state_bytes())
+                      << (info.shardable_embedding_tables
+                              ? ") exceeds it: place the tables across ranks (--nproc N --embedding-sharding "
+                                "row or table) or cap them (--set max_rows=N)\n"
+                              : ") exceeds it: shard it across ranks (ZeRO/FSDP) or choose a smaller --set "
+                                "size\n");
+          else if (!fits)
+            std::cout << "  the activations make the difference: --activation-checkpointing full, a smaller "
+                         "--batch-size (with --grad-accum for the same step batch) or a shorter context\n";
+        } else {
+          std::cout << "  fits: not available (" << (capacity.source.empty() ? "unknown" : capacity.source)
+                    << "); give --device-memory\n";
+        }
+        std::cout << "  assumed: ";
+        for (size_t i = 0; i < plan->assumptions.size(); ++i) std::cout << (i ? "; " : "") << plan->assumptions[i];
+        std::cout << "\n";
+        return 0;
+      }};
 }
 
 }  // namespace tbd::cli

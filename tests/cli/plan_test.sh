@@ -26,6 +26,45 @@ measured = m["peak_bytes"] - m["breakdown"]["inputs"] - m["breakdown"]["other"]
 assert abs(plan["peak_bytes"] / measured - 1) < 0.01, (plan["peak_bytes"], measured)
 PY
 
+# dlrm: each rank's part of the tables (--nproc N --embedding-sharding P).
+# Rank 0's planned peak against its memory probe: rm1 small, replicated on
+# one process and split by rows over two (within 10%; docs/workloads.md has
+# every configuration and placement).
+small=(--scale small --set config=rm1 --batch-size 256)
+for placement in replicate row; do
+  nproc=$([ "$placement" = row ] && echo 2 || echo 1)
+  "$TBD" plan dlrm "${small[@]}" --nproc "$nproc" --embedding-sharding "$placement" --json >"$WORK/dlrm-$placement-plan.json" ||
+    fail "plan dlrm $placement"
+  "$TBD" run dlrm "${small[@]}" --nproc "$nproc" --embedding-sharding "$placement" --threads 1 --repeat 1 --iters 1 \
+    --warmup 1 --probes time,memory --quiet --out "$WORK/dlrm-$placement-run.json" || fail "run dlrm $placement"
+  python3 - "$WORK/dlrm-$placement-plan.json" "$WORK/dlrm-$placement-run.json" <<'PY' || fail "dlrm $placement: the plan's peak is not the probe's"
+import json, sys
+plan, run = (json.load(open(p)) for p in sys.argv[1:])
+measured = run["memory"]["peak_bytes"]
+assert abs(plan["peak_bytes"] / measured - 1) < 0.10, (plan["peak_bytes"], measured)
+tables = next(t["bytes"] for t in plan["model_state"] if t["name"] == "embedding tables")
+held = run["workload"]["configuration"].get("embedding_sharding", {}).get("embedding_parameters_held",
+                                                                           run["workload"]["configuration"].get("embedding_parameters"))
+assert tables == 4 * held, (tables, held)
+PY
+done
+# Placed, the ranks' tables add up to the replicated ones; dcnv2's Adagrad doubles them.
+python3 - "$TBD" <<'PY' || fail "dlrm plans: the ranks' tables do not add up"
+import json, subprocess, sys
+def plan(*args):
+    out = subprocess.run([sys.argv[1], "plan", "dlrm", "--json", *args], check=True, capture_output=True, text=True).stdout
+    return {t["name"]: t["bytes"] for t in json.loads(out)["model_state"]}
+whole = plan("--set", "config=dcnv2")
+row = plan("--set", "config=dcnv2", "--nproc", "4", "--embedding-sharding", "row")
+assert abs(4 * row["embedding tables"] / whole["embedding tables"] - 1) < 1e-6, (row, whole)
+assert whole["table optimizer state"] == whole["embedding tables"]
+assert "table optimizer state" not in plan("--set", "config=rm2")
+PY
+expect_exit 0 "rank 0 of 8, tables table" -- plan dlrm --set config=dcnv2 --nproc 8 --embedding-sharding table
+expect_exit 0 "place the tables across ranks" -- plan dlrm --set config=dcnv2 --device-memory 80G
+expect_exit 2 "models data-parallel ranks for dlrm's embedding tables only" -- plan llama --nproc 2
+expect_exit 2 "has no embedding tables to place across ranks" -- plan ncf --nproc 2 --embedding-sharding row
+
 # Bad input: exit 2 and a reason.
 expect_exit 2 "no shape model of resnet50.*--probes memory" -- plan resnet50
 expect_exit 2 "unknown workload" -- plan nosuch

@@ -28,6 +28,7 @@
 #include "tbd/dist/sharded_embedding_bags.h"
 #include "tbd/nn/dlrm.h"
 #include "tbd/optim/fast_optimizers.h"
+#include "tbd/workloads/dlrm_memory_plan.h"
 #include "tbd/workloads/recipe.h"
 #include "tbd/workloads/workloads.h"
 
@@ -157,6 +158,15 @@ class DLRM final : public Recipe<nn::DLRM> {
   std::vector<std::pair<std::string, int64_t>> parameter_parts(const Settings& settings) const override {
     const auto c = config_for(Scale::full, settings.text("config"), settings.integer("max_rows"));
     return {{"embedding", nn::dlrm_embedding_parameters(c)}, {"dense", nn::dlrm_dense_parameters(c)}};
+  }
+
+  std::optional<MemoryPlan> memory_plan(const RunOptions& options, const Settings& settings) const override {
+    const std::string& name = settings.text("config");
+    return dlrm_memory_plan(config_for(options.scale, name, settings.integer("max_rows")),
+                            {.batch = options.batch_size,
+                             .ranks = std::max(1, options.world_size),
+                             .placement = options.embedding_sharding,
+                             .adagrad = adagrad(name)});
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
