@@ -19,7 +19,7 @@ namespace {
 
 struct PredictArgs {
   PredictRequest request;
-  std::string overlap = "on", memory_limit, device_memory, calibrate_into;
+  std::string overlap = "on", memory_limit, device_memory, calibrate_into, embedding_sharding = "replicate";
   std::vector<std::string> faster;
   bool json = false;
 };
@@ -51,6 +51,10 @@ Command add_predict_command(CLI::App& app) {
                   "(512M, 8G; needs the memory probe)");
   cmd->add_option("--sharding", r.sharding,
                   "With --nproc: the memory per rank of a sharded run (none, optimizer, gradients, full: ZeRO 0-3)");
+  cmd->add_option("--embedding-sharding", a->embedding_sharding,
+                  "With --nproc: dlrm's tables placed across the ranks (table, row): no sparse all-reduce, the "
+                  "lookups' all-to-alls instead (replicate: the default)")
+      ->capture_default_str();
   cmd->add_option("--device-memory", a->device_memory,
                   "With --nproc: whether the predicted peak per rank fits a device this large (80G), and from how "
                   "many ranks it would");
@@ -76,6 +80,7 @@ Command add_predict_command(CLI::App& app) {
             PredictRequest& r = a->request;
             r.program = program_args()[0];
             r.command = program_args();
+            r.embedding_sharding = parse_embedding_sharding(a->embedding_sharding);  // the workers too
             if (!a->calibrate_into.empty()) return run_predict_worker(r, a->calibrate_into);
             if (a->overlap != "on" && a->overlap != "off")
               throw UsageError("--dist-overlap must be on or off, got '" + a->overlap + "'");

@@ -38,6 +38,22 @@ json_check "$WORK/d.json" "abs(r[\"predictions\"][0][\"iteration_ms\"][\"communi
 json_check "$WORK/d.json" "abs(r[\"predictions\"][0][\"sparse_allreduce_ms\"] - 1e3 * $s[\"sparse_back_to_back_seconds\"]) < 1e-9"
 grep -q "beside the last bucket" "$WORK/d.txt" || fail "no sparse all-reduce line: $(cat "$WORK/d.txt")"
 
+# The tables placed across the ranks (--embedding-sharding row): no sparse
+# all-reduce, the lookups' four all-to-alls instead, timed among the ranks;
+# their bytes as the check run's comm probe counts them (row-wise every
+# rank sends the same).
+"$TBD" predict "$WORK/dlrm.json" --nproc 2 --embedding-sharding row --check --dir "$WORK/e" --json > "$WORK/e.json" 2>"$WORK/e.txt" ||
+  fail "predict --embedding-sharding row exited $?: $(cat "$WORK/e.txt")"
+p='r["predictions"][0]'
+json_check "$WORK/e.json" "$p[\"embedding_sharding\"] == \"row\" and $p[\"sparse_allreduce_ms\"] == 0 and len($p[\"measured_here\"][\"embedding_all_to_all\"]) == 4"
+json_check "$WORK/e.json" "abs($p[\"iteration_ms\"][\"embedding_all_to_all\"] - 1e3 * sum(m[\"seconds\"] for m in $p[\"measured_here\"][\"embedding_all_to_all\"])) < 1e-9"
+json_check "$WORK/e.json" "$p[\"embedding_all_to_all_bytes\"] == $p[\"check\"][\"measured_comm\"][\"all_to_all\"][\"bytes_per_iteration\"]"
+json_check "$WORK/e.json" "abs(sum(v for k, v in $p[\"iteration_ms\"].items() if k != \"total\") - $p[\"iteration_ms\"][\"total\"]) < 1e-6 * $p[\"iteration_ms\"][\"total\"]"
+[ -s "$WORK/e/nproc-2-embedding-sharding-row.json" ] || fail "no check run nproc-2-embedding-sharding-row.json"
+grep -q "embedding tables placed row-wise" "$WORK/e.txt" || fail "no placement line: $(cat "$WORK/e.txt")"
+expect_exit 2 "give --nproc N" -- predict "$WORK/dlrm.json" --embedding-sharding table
+expect_exit 2 "ncf has no embedding tables to place across ranks" -- predict "$WORK/base.json" --nproc 2 --embedding-sharding table
+
 # Planned past this machine: the ring model, deterministic. Overlap off exposes
 # every all-reduce; with overlap on, never more.
 "$TBD" predict "$WORK/base.json" --nproc 4 --bus-gbps 1 --latency-us 50 --bucket-mb 0.05 --dist-overlap off --json > "$WORK/off.json" 2>/dev/null ||

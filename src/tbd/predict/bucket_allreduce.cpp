@@ -263,6 +263,20 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
           {"sparse_gradients", sparse.size()}};
 }
 
+nlohmann::json measure_all_to_alls(ProcessGroup& group, c10::Device device, const std::vector<double>& sizes) {
+  nlohmann::json out = nlohmann::json::array();
+  const int64_t ranks = group.size();
+  for (double bytes : sizes) {
+    const int64_t per_rank = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4) / ranks);
+    const auto on = torch::TensorOptions().dtype(torch::kFloat).device(device);
+    torch::Tensor send = torch::ones({per_rank * ranks}, on), receive = torch::empty({per_rank * ranks}, on);
+    const std::vector<int64_t> splits(static_cast<size_t>(ranks), per_rank);
+    const double seconds = median_alone(group, device, [&] { return group.all_to_all(receive, send, splits, splits); });
+    out.push_back({{"bytes", bytes}, {"seconds", seconds}});
+  }
+  return out;
+}
+
 nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step) {
   std::vector<CollectiveBuffers> buffers;
   for (const auto& c : step.collectives) buffers.emplace_back(c, group.size(), device);

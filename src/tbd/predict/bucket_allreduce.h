@@ -36,4 +36,9 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
 // {seconds, ...}}, the other ranks an empty document.
 nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step);
 
+// Collective: the median time of an all-to-all of each size (bytes each
+// rank sends, split evenly over the ranks) among the ranks, aligned by a
+// barrier before each: [{bytes, seconds}] on every rank.
+nlohmann::json measure_all_to_alls(ProcessGroup& group, c10::Device device, const std::vector<double>& sizes);
+
 }  // namespace tbd

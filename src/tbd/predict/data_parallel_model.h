@@ -57,6 +57,13 @@ struct DataParallelPlan {
   // taking collective_seconds; none: the replicated run above.
   Sharding sharding = Sharding::none;
   std::function<double(const StepCollective&)> collective_seconds;
+  // --embedding-sharding table|row: the tables stay on their ranks (no
+  // sparse all-reduce: sparse_allreduce_seconds is 0) and the lookups'
+  // all-to-alls (embedding_exchange.h) add their time to the iteration: the
+  // step waits for each.
+  EmbeddingSharding embedding_sharding = EmbeddingSharding::replicate;
+  double embedding_exchange_s = 0, embedding_exchange_bytes = 0;  // per iteration, one rank's sends
+  std::string embedding_exchange_source;
 };
 
 // One iteration's gradient communication on the timeline of a step, as the

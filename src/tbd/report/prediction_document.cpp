@@ -37,6 +37,8 @@ constexpr fields::FieldRule kPredictionRules[] = {
     {"predictions[].largest_fitting_batch", or_null(integer)},
     {"predictions[].first_out_of_memory_doubling", or_null(integer)},
     {"predictions[].sharding", string},
+    {"predictions[].embedding_sharding", string},
+    {"predictions[].embedding_all_to_all_bytes", non_negative},
     {"predictions[].peak_bytes_per_rank", non_negative},
     {"predictions[].model_state_bytes_per_rank", object},
     {"predictions[].model_state_bytes_per_rank.*", non_negative},
@@ -117,6 +119,9 @@ Prediction read_prediction(const nlohmann::json& p) {
   r.rank_phases = fields::text(p, {"rank_phases"}).value_or("");
   r.allreduce = fields::text(p, {"allreduce"}).value_or("");
   r.sparse_allreduce_ms = fields::number(p, {"sparse_allreduce_ms"}).value_or(0);
+  r.embedding_sharding = fields::string(p, {"embedding_sharding"}).value_or("");
+  r.embedding_all_to_all_ms = fields::number(p, {"iteration_ms", "embedding_all_to_all"}).value_or(0);
+  r.embedding_all_to_all_source = fields::text(p, {"embedding_all_to_all_source"}).value_or("");
   r.communication_source = fields::string(p, {"communication_source"}).value_or("");
   r.replayed_exposed_ms = number_or_nan(p, {"replayed_exposed_ms"});
   for (const auto& c : fields::array(p, {"classes"}))

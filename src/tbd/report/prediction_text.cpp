@@ -14,18 +14,23 @@ std::string batch_or_none(const std::optional<long long>& batch) { return batch 
 void print_data_parallel(std::ostream& os, const Prediction& p) {
   const auto& t = p.step_ms;
   const bool sharded = !p.sharding.empty() && p.sharding != "none";
+  const bool placed = !p.embedding_sharding.empty() && p.embedding_sharding != "replicate";
   os << fmt::format("  {} ranks{}: {:.4g} {} global ({:.4g} per rank), speed-up {:.2f}, efficiency {:.0f}%\n", p.ranks,
-                    sharded ? ", --sharding " + p.sharding : std::string(), p.global_samples_per_s, p.unit,
-                    p.per_rank_samples_per_s, p.speedup, 100 * p.efficiency);
+                    sharded  ? ", --sharding " + p.sharding
+                    : placed ? ", --embedding-sharding " + p.embedding_sharding
+                             : std::string(),
+                    p.global_samples_per_s, p.unit, p.per_rank_samples_per_s, p.speedup, 100 * p.efficiency);
   const bool in_context = p.communication_source == "measured in context";
   os << fmt::format(
       "    iteration {:.4g} ms = forward {:.3g} + backward {:.3g} + {} {:.3g} + "
-      "bucket copies {:.3g} + optimizer {:.3g}{} + data/other {:.3g}\n",
+      "{}bucket copies {:.3g} + optimizer {:.3g}{} + data/other {:.3g}\n",
       t.total, t.forward, t.backward,
       in_context ? "communication"
       : sharded  ? "exposed collectives"
                  : "exposed all-reduce",
-      t.communication_exposed, t.bucket_copies, t.optimizer, sharded ? " (its shard)" : "", t.data + t.other);
+      t.communication_exposed,
+      placed ? fmt::format("embedding all-to-alls {:.3g} + ", p.embedding_all_to_all_ms) : std::string(),
+      t.bucket_copies, t.optimizer, sharded ? " (its shard)" : "", t.data + t.other);
   if (in_context)
     os << fmt::format(
         "    communication measured in context (the step's schedule on a stand-in, with and without it): "
@@ -33,6 +38,9 @@ void print_data_parallel(std::ostream& os, const Prediction& p) {
         t.communication_exposed, sharded ? "collectives" : "buckets", p.replayed_exposed_ms);
   os << "    each rank's step: " << p.rank_phases << "\n    " << (sharded ? "collectives" : "all-reduce") << ": "
      << p.allreduce << "; straggler " << fmt::format("{:.3g} ms", t.straggler) << "\n";
+  if (placed)
+    os << "    embedding tables placed " << p.embedding_sharding
+       << "-wise: no sparse all-reduce; their all-to-alls, all exposed: " << p.embedding_all_to_all_source << "\n";
   if (p.sparse_allreduce_ms > 0)
     os << fmt::format(
         "    sparse gradients (tables stacked) all-reduced when backward ends, beside the last bucket: {:.3g} ms{}\n",

@@ -25,6 +25,7 @@
 #include "tbd/output/result_file.h"
 #include "tbd/predict/bucket_allreduce.h"
 #include "tbd/predict/data_parallel_model.h"
+#include "tbd/predict/embedding_exchange.h"
 #include "tbd/predict/memory_model.h"
 #include "tbd/predict/op_speedup_model.h"
 #include "tbd/predict/sharded_memory_model.h"
@@ -105,6 +106,14 @@ void check_request(const PredictRequest& r) {
   if (r.runs < 1) throw UsageError("--runs must be at least 1");
   if (!std::isfinite(r.bus_gbps) || r.bus_gbps < 0 || !std::isfinite(r.latency_us) || r.latency_us < 0)
     throw UsageError("--bus-gbps and --latency-us must be finite numbers, not negative");
+  if (r.embedding_sharding != EmbeddingSharding::replicate) {
+    if (r.nproc < 2)
+      throw UsageError("--embedding-sharding predicts the tables placed across ranks: give --nproc N (at least 2)");
+    if (!r.sharding.empty() && r.sharding != "none")
+      throw UsageError(
+          "--embedding-sharding and --sharding do not combine: dlrm's tables are placed, not cut "
+          "into ZeRO's slices");
+  }
   if (!r.out.empty()) check_output_path(r.out);
 }
 
@@ -193,7 +202,10 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
   std::string command;
   const int ranks = request.nproc;
   for (int i = 0; i < request.runs; ++i) {
-    const std::string sharded = request.sharding.empty() ? "" : "-sharding-" + request.sharding;
+    const std::string sharded = (request.sharding.empty() ? "" : "-sharding-" + request.sharding) +
+                                (request.embedding_sharding == EmbeddingSharding::replicate
+                                     ? ""
+                                     : std::string("-embedding-sharding-") + to_string(request.embedding_sharding));
     const std::string name = request.runs == 1 ? fmt::format("nproc-{}{}", ranks, sharded)
                                                : fmt::format("nproc-{}{}-run-{}", ranks, sharded, i + 1);
     const std::string file = (fs::path(dir) / (name + ".json")).string();
@@ -203,6 +215,8 @@ nlohmann::json check_data_parallel(const PredictRequest& request, const RunOptio
         "--dist-overlap", request.overlap ? "on" : "off", "--out",       file,
         "--quiet"};
     if (!request.sharding.empty()) extra.insert(extra.end(), {"--sharding", request.sharding});
+    if (request.embedding_sharding != EmbeddingSharding::replicate)
+      extra.insert(extra.end(), {"--embedding-sharding", to_string(request.embedding_sharding)});
     const std::vector<std::string> args = run_arguments(request.program, base, extra);
     stop_if_interrupted("the check run " + file);
     const ChildOutcome run = run_child(args, log);
@@ -360,6 +374,12 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
   plan.overlap = request.overlap;
   plan.bucket_mb = request.bucket_mb;
   plan.sharding = sharding_of(request);
+  plan.embedding_sharding = request.embedding_sharding;
+  const bool placed = plan.embedding_sharding != EmbeddingSharding::replicate;
+  // Fails now, before any worker starts, for a base without tables.
+  const auto exchanges =
+      placed ? embedding_exchanges(base, plan.embedding_sharding, plan.ranks) : std::vector<EmbeddingExchange>{};
+  for (const auto& e : exchanges) plan.embedding_exchange_bytes += e.bytes;
   replayable_phases(base);              // fails now, before any worker starts, without phases or a timeline
   if (plan.sharding != Sharding::none)  // fails now without what the sharded step needs
     sharded_step(
@@ -373,7 +393,11 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
     plan.collective_seconds = [bus, latency, n](const StepCollective& c) {
       return ring_collective_seconds(c, n, bus, latency);
     };
-    plan.sparse_allreduce_seconds = ring_sparse_allreduce_seconds(sparse_gradients_of(base), n, bus, latency);
+    plan.sparse_allreduce_seconds =
+        placed ? 0 : ring_sparse_allreduce_seconds(sparse_gradients_of(base), n, bus, latency);
+    // An all-to-all sends (n−1)/n of its buffer over the bus.
+    for (const auto& e : exchanges) plan.embedding_exchange_s += e.bytes * (n - 1.0) / n / bus + latency;
+    if (placed) plan.embedding_exchange_source = "the all-to-alls' bytes over the given bus bandwidth, plus latency";
     plan.allreduce_source = fmt::format(
         "ring model, bus bandwidth {:g} GB/s, latency {:g} µs (given); "
         "one device per rank",
@@ -384,6 +408,14 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
     stop_if_interrupted("measuring the collectives among local ranks");
     figures = measure_allreduces_locally(request, dir);
     use_measured_collectives(plan, figures);
+    if (placed) {
+      for (const auto& m : figures.at("embedding_all_to_all"))
+        plan.embedding_exchange_s += m.at("seconds").get<double>();
+      plan.embedding_exchange_source = fmt::format(
+          "the iteration's {} all-to-alls (lengths, ids, pooled rows, their gradients) timed alone among {} local "
+          "ranks",
+          exchanges.size(), request.nproc);
+    }
     stop_if_interrupted("running the co-located copies of the base");
     const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
     plan.rank_phases = co.phases;
@@ -432,16 +464,24 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
   const nlohmann::json phases = replayable_phases(base);
   const Sharding sharding = sharding_of(request);
-  const nlohmann::json figures =
+  const bool placed = request.embedding_sharding != EmbeddingSharding::replicate;
+  // Placed tables keep their gradients on their rank: no sparse all-reduce.
+  nlohmann::json figures =
       sharding == Sharding::none
           ? measure_bucket_allreduces(*group, device, step_schedule(base, phases, request.bucket_mb, request.overlap),
-                                      sparse_gradients_of(base))
+                                      placed ? std::vector<SparseGradient>{} : sparse_gradients_of(base))
           : measure_sharded_collectives(*group, device,
                                         sharded_step(base, phases,
                                                      {.ranks = group->size(),
                                                       .sharding = sharding,
                                                       .bucket_mb = request.bucket_mb,
                                                       .overlap = request.overlap}));
+  if (placed) {
+    std::vector<double> sizes;
+    for (const auto& e : embedding_exchanges(base, request.embedding_sharding, group->size())) sizes.push_back(e.bytes);
+    const nlohmann::json timed = measure_all_to_alls(*group, device, sizes);  // every rank takes part
+    if (group->rank() == 0) figures["embedding_all_to_all"] = timed;
+  }
   if (group->rank() == 0) write_json_atomically(into, figures);
   return 0;
 }
@@ -457,7 +497,9 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
     check_data_parallel_supported(info, request.nproc);
     RunOptions sharded = options;
     sharded.sharding = sharding;
+    sharded.embedding_sharding = request.embedding_sharding;
     check_sharding_supported(info, sharded, /*ranks_available=*/true);
+    check_embedding_sharding_supported(info, sharded, /*ranks_available=*/true);
   }
   const std::string dir = request.dir.empty() ? "predict-" + workload : request.dir;
   if (request.check) create_results_folder(dir, "--dir");

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tbd/core/options.h"
 #include "tbd/study/study_outcome.h"
 
 namespace tbd {
@@ -29,11 +30,14 @@ struct PredictRequest {
   long long memory_limit_bytes = 0;        // > 0: the batch size at which peak memory exceeds this
   std::string sharding;                    // --sharding: the memory per rank of nproc sharded ranks; empty: not asked
   long long device_memory_bytes = 0;       // > 0: whether that fits a device this large, and from how many ranks
-  bool check = false;                      // run the predicted configuration and report the error
-  int runs = 1;                            // rounds of each measurement (processes are the unit of noise)
-  std::string dir;                         // folder for measured runs; empty: predict-WORKLOAD
-  std::string out;                         // write the prediction document here; empty: none
-  std::string program;                     // this tbd, which the copies and checks execute
+  // dlrm's tables placed across the nproc ranks (table, row): no sparse
+  // all-reduce, the lookups' all-to-alls instead (embedding_exchange.h).
+  EmbeddingSharding embedding_sharding = EmbeddingSharding::replicate;
+  bool check = false;   // run the predicted configuration and report the error
+  int runs = 1;         // rounds of each measurement (processes are the unit of noise)
+  std::string dir;      // folder for measured runs; empty: predict-WORKLOAD
+  std::string out;      // write the prediction document here; empty: none
+  std::string program;  // this tbd, which the copies and checks execute
   // This command line: the all-reduce workers re-execute it with
   // --calibrate-into FILE (each worker then runs run_predict_worker).
   std::vector<std::string> command;
