@@ -5,6 +5,7 @@
 namespace tbd {
 
 void CollectiveLog::record(LoggedCollective c) {
+  if (!recording_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.push_back(std::move(c));
 }

@@ -4,6 +4,7 @@
 // synchronisation. The step blocks on each one, so its whole time is exposed.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,10 +19,14 @@ struct LoggedCollective {
 
 class CollectiveLog {
  public:
-  void record(LoggedCollective c);
+  // Nothing is kept until a reader (the comm probe) asks for it: a run
+  // without one would otherwise grow the log every iteration.
+  void start_recording() { recording_ = true; }
+  void record(LoggedCollective c);       // dropped unless recording
   std::vector<LoggedCollective> take();  // and forget them
 
  private:
+  std::atomic<bool> recording_{false};
   std::mutex mutex_;  // backward may run on an autograd worker thread
   std::vector<LoggedCollective> entries_;
 };

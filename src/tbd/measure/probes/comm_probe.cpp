@@ -85,6 +85,7 @@ void CommProbe::on_run_start(const RunContext& ctx) {
   reducer_ = ctx.gradient_reducer;
   sharded_ = ctx.sharded;
   model_log_ = ctx.model_collectives;
+  if (model_log_ != nullptr) model_log_->start_recording();
   if (sharded_ != nullptr) sharded_->record_history();
   world_ = ctx.options.world_size;
   backend_ = ctx.device.is_cuda() ? "nccl" : "gloo";
