@@ -45,13 +45,14 @@ TEST(EmbeddingSharding, EachRanksRowsAddUpToTheTables) {
   const std::vector<int64_t> rows = {10, 100, 50, 40};
   // Replicated: every rank holds all 200 rows; table-wise rank 0 the 100-row
   // table and rank 1 the other three (above); row-wise a half of each.
-  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::replicate, 1, 2), 200);
-  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::table, 0, 2), 100);
-  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::table, 1, 2), 100);
-  EXPECT_EQ(rows_held_by(rows, EmbeddingSharding::row, 0, 2), 5 + 50 + 25 + 20);
+  using Held = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(total_rows(rows_held(rows, EmbeddingSharding::replicate, 1, 2)), 200);
+  EXPECT_EQ(rows_held(rows, EmbeddingSharding::table, 0, 2), (Held{{0, 0}, {0, 100}, {0, 0}, {0, 0}}));
+  EXPECT_EQ(rows_held(rows, EmbeddingSharding::table, 1, 2), (Held{{0, 10}, {0, 0}, {0, 50}, {0, 40}}));
+  EXPECT_EQ(rows_held(rows, EmbeddingSharding::row, 1, 2), (Held{{5, 10}, {50, 100}, {25, 50}, {20, 40}}));
   for (auto how : {EmbeddingSharding::table, EmbeddingSharding::row}) {
     int64_t total = 0;
-    for (int r = 0; r < 3; ++r) total += rows_held_by(rows, how, r, 3);
+    for (int r = 0; r < 3; ++r) total += total_rows(rows_held(rows, how, r, 3));
     EXPECT_EQ(total, 200) << to_string(how);
   }
 }

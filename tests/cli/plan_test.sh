@@ -48,6 +48,17 @@ held = run["workload"]["configuration"].get("embedding_sharding", {}).get("embed
 assert tables == 4 * held, (tables, held)
 PY
 done
+# Two micro-batches: their sparse gradients add up uncoalesced before the step.
+"$TBD" plan dlrm "${small[@]}" --grad-accum 2 --json >"$WORK/dlrm-accum-plan.json" || fail "plan dlrm --grad-accum 2"
+"$TBD" run dlrm "${small[@]}" --grad-accum 2 --threads 1 --repeat 1 --iters 1 --warmup 1 --probes time,memory --quiet \
+  --out "$WORK/dlrm-accum-run.json" || fail "run dlrm --grad-accum 2"
+python3 - "$WORK/dlrm-accum-plan.json" "$WORK/dlrm-accum-run.json" "$WORK/dlrm-replicate-plan.json" <<'PY' || fail "dlrm --grad-accum 2: the plan's peak is not the probe's"
+import json, sys
+plan, run, one = (json.load(open(p)) for p in sys.argv[1:])
+assert abs(plan["peak_bytes"] / run["memory"]["peak_bytes"] - 1) < 0.10, (plan["peak_bytes"], run["memory"]["peak_bytes"])
+grads = lambda p: next(t["bytes"] for t in p["transients"] if t["name"] == "sparse table gradients")
+assert grads(plan) == 2 * grads(one), (grads(plan), grads(one))
+PY
 # Placed, the ranks' tables add up to the replicated ones; dcnv2's Adagrad doubles them.
 python3 - "$TBD" <<'PY' || fail "dlrm plans: the ranks' tables do not add up"
 import json, subprocess, sys

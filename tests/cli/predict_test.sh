@@ -52,6 +52,7 @@ json_check "$WORK/e.json" "abs(sum(v for k, v in $p[\"iteration_ms\"].items() if
 [ -s "$WORK/e/nproc-2-embedding-sharding-row.json" ] || fail "no check run nproc-2-embedding-sharding-row.json"
 grep -q "embedding tables placed row-wise" "$WORK/e.txt" || fail "no placement line: $(cat "$WORK/e.txt")"
 expect_exit 2 "give --nproc N" -- predict "$WORK/dlrm.json" --embedding-sharding table
+expect_exit 2 "plan each rank.s with tbd plan dlrm" -- predict "$WORK/dlrm.json" --nproc 2 --embedding-sharding row --device-memory 8G
 expect_exit 2 "ncf has no embedding tables to place across ranks" -- predict "$WORK/base.json" --nproc 2 --embedding-sharding table
 
 # Planned past this machine: the ring model, deterministic. Overlap off exposes

@@ -6,15 +6,14 @@
 
 #include <atomic>
 #include <mutex>
-#include <string>
 #include <vector>
 
 namespace tbd {
 
 struct LoggedCollective {
-  std::string kind;    // "all-to-all"
-  double bytes = 0;    // this rank's send buffer (nccl-tests' size of an all-to-all)
-  double seconds = 0;  // device-timed (NCCL) or launch to completion on the host (Gloo)
+  const char* kind = "";  // "all-to-all" (a literal: recording allocates nothing in the step)
+  double bytes = 0;       // this rank's send buffer (nccl-tests' size of an all-to-all)
+  double seconds = 0;     // device-timed (NCCL) or launch to completion on the host (Gloo)
 };
 
 class CollectiveLog {

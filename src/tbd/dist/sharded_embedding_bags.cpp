@@ -93,20 +93,25 @@ std::pair<int64_t, int64_t> row_range(int64_t rows, int rank, int ranks) {
   return {rows * rank / ranks, rows * (rank + 1) / ranks};
 }
 
-int64_t rows_held_by(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank, int ranks) {
-  int64_t held = 0;
+std::vector<std::pair<int64_t, int64_t>> rows_held(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank,
+                                                   int ranks) {
   const auto owner = how == EmbeddingSharding::table ? place_tables_by_rows(rows, ranks) : std::vector<int>{};
+  std::vector<std::pair<int64_t, int64_t>> held;
   for (size_t t = 0; t < rows.size(); ++t) {
-    if (how == EmbeddingSharding::replicate) {
-      held += rows[t];
-    } else if (how == EmbeddingSharding::table) {
-      held += owner[t] == rank ? rows[t] : 0;
-    } else {
-      const auto [first, end] = row_range(rows[t], rank, ranks);
-      held += end - first;
-    }
+    if (how == EmbeddingSharding::replicate)
+      held.emplace_back(0, rows[t]);
+    else if (how == EmbeddingSharding::table)
+      held.emplace_back(0, owner[t] == rank ? rows[t] : 0);
+    else
+      held.push_back(row_range(rows[t], rank, ranks));
   }
   return held;
+}
+
+int64_t total_rows(const std::vector<std::pair<int64_t, int64_t>>& held) {
+  int64_t total = 0;
+  for (const auto& [first, end] : held) total += end - first;
+  return total;
 }
 
 ShardedEmbeddingBagsImpl::ShardedEmbeddingBagsImpl(const nn::DLRMConfig& c, EmbeddingSharding how, ProcessGroup& group)
@@ -115,12 +120,10 @@ ShardedEmbeddingBagsImpl::ShardedEmbeddingBagsImpl(const nn::DLRMConfig& c, Embe
     throw Error("ShardedEmbeddingBags made for --embedding-sharding replicate (a bug in tbd)");
   const int rank = group.rank(), ranks = group.size();
   if (how == EmbeddingSharding::table) owner_ = place_tables_by_rows(c.table_sizes, ranks);
+  held_ = tbd::rows_held(c.table_sizes, how, rank, ranks);
   for (size_t t = 0; t < c.table_sizes.size(); ++t) {
     const int64_t rows = c.table_sizes[t];
-    const auto held = how == EmbeddingSharding::table ? (owner_[t] == rank ? std::pair<int64_t, int64_t>{0, rows}
-                                                                           : std::pair<int64_t, int64_t>{0, 0})
-                                                      : row_range(rows, rank, ranks);
-    held_.push_back(held);
+    const auto held = held_[t];
     local_.emplace_back(nullptr);
     if (held.second == held.first) continue;
     torch::nn::EmbeddingBag bag(torch::nn::EmbeddingBagOptions(held.second - held.first, c.embedding_dim)

@@ -39,9 +39,14 @@ class ProcessGroup;
 std::vector<int> place_tables_by_rows(const std::vector<int64_t>& rows, int ranks);
 // Rank r's rows of a table of `rows` rows split over `ranks`: [first, end).
 std::pair<int64_t, int64_t> row_range(int64_t rows, int rank, int ranks);
-// The rows of all tables rank `rank` of `ranks` holds under `how`
-// (replicate: every row), as ShardedEmbeddingBags places them.
-int64_t rows_held_by(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank, int ranks);
+// The rows [first, end) of each table that rank `rank` of `ranks` holds
+// under `how`: replicated every row; table-wise all rows of the tables
+// place_tables_by_rows gives it and none of the others'; row-wise its
+// row_range of each. ShardedEmbeddingBags builds exactly these.
+std::vector<std::pair<int64_t, int64_t>> rows_held(const std::vector<int64_t>& rows, EmbeddingSharding how, int rank,
+                                                   int ranks);
+// Σ over tables of the rows held: the rank's part of the tables.
+int64_t total_rows(const std::vector<std::pair<int64_t, int64_t>>& held);
 
 class ShardedEmbeddingBagsImpl : public torch::nn::Module, public nn::PooledEmbeddings {
  public:

@@ -109,6 +109,10 @@ void check_request(const PredictRequest& r) {
   if (r.embedding_sharding != EmbeddingSharding::replicate) {
     if (r.nproc < 2)
       throw UsageError("--embedding-sharding predicts the tables placed across ranks: give --nproc N (at least 2)");
+    if (r.device_memory_bytes > 0)
+      throw UsageError(
+          "--device-memory predicts ZeRO's memory per rank, not placed tables: plan each rank's with tbd plan dlrm "
+          "--nproc N --embedding-sharding P --device-memory SIZE");
     if (!r.sharding.empty() && r.sharding != "none")
       throw UsageError(
           "--embedding-sharding and --sharding do not combine: dlrm's tables are placed, not cut "

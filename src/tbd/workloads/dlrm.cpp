@@ -69,7 +69,7 @@ double reference_lr(const std::string& config) {
 // Adagrad's accumulators (as large as the tables; SGD keeps no state).
 double largest_table_share(const nn::DLRMConfig& c, bool with_adagrad, EmbeddingSharding how, int ranks) {
   int64_t most = 0;
-  for (int r = 0; r < ranks; ++r) most = std::max(most, rows_held_by(c.table_sizes, how, r, ranks));
+  for (int r = 0; r < ranks; ++r) most = std::max(most, total_rows(rows_held(c.table_sizes, how, r, ranks)));
   return static_cast<double>(most) * static_cast<double>(c.embedding_dim) * 4.0 * (with_adagrad ? 2 : 1);
 }
 
@@ -164,6 +164,7 @@ class DLRM final : public Recipe<nn::DLRM> {
     const std::string& name = settings.text("config");
     return dlrm_memory_plan(config_for(options.scale, name, settings.integer("max_rows")),
                             {.batch = options.batch_size,
+                             .grad_accum = options.grad_accum,
                              .ranks = std::max(1, options.world_size),
                              .placement = options.embedding_sharding,
                              .adagrad = adagrad(name)});

@@ -34,33 +34,29 @@ MemoryPlan dlrm_memory_plan(const nn::DLRMConfig& c, const DLRMStep& s) {
   const double d = static_cast<double>(c.embedding_dim), batch = static_cast<double>(s.batch);
   const double ranks = s.ranks, tables = static_cast<double>(c.table_sizes.size());
   const bool placed = s.placement != EmbeddingSharding::replicate;
-  const auto owner =
-      s.placement == EmbeddingSharding::table ? place_tables_by_rows(c.table_sizes, s.ranks) : std::vector<int>{};
-  // This rank's rows, and the lookups per step that land on them: replicated
-  // its own B samples' in every table; placed, all N·B samples' in its rows
-  // (row-wise: ids assumed spread evenly over a table's rows).
-  double rows = 0, lookups = 0, ids_received = 0, tables_pooled = 0;
-  for (size_t t = 0; t < c.table_sizes.size(); ++t) {
-    const double table_rows = static_cast<double>(c.table_sizes[t]);
+  // This rank's rows, and the lookups per micro-batch that land on them:
+  // replicated its own B samples' in every table; placed, all N·B samples'
+  // that fall in its rows (row-wise: ids assumed spread evenly over a
+  // table's rows). Placed, it receives the ids of every table it pools: its
+  // own tables (table-wise), all of them (row-wise).
+  const auto held = rows_held(c.table_sizes, s.placement, s.rank, s.ranks);
+  double lookups = 0, ids_received = 0, tables_pooled = 0;
+  for (size_t t = 0; t < held.size(); ++t) {
+    const double mine = static_cast<double>(held[t].second - held[t].first);
     const double per_sample = static_cast<double>(lookups_of(c, t));
     if (!placed) {
-      rows += table_rows;
       lookups += batch * per_sample;
-    } else if (s.placement == EmbeddingSharding::table) {
-      if (owner[t] != s.rank) continue;
-      rows += table_rows;
-      lookups += ranks * batch * per_sample;
-      ids_received += ranks * batch * per_sample;
-      tables_pooled += 1;
-    } else {
-      const auto [first, end] = row_range(c.table_sizes[t], s.rank, s.ranks);
-      const double share = static_cast<double>(end - first) / table_rows;
-      rows += static_cast<double>(end - first);
-      lookups += ranks * batch * per_sample * share;
+      continue;
+    }
+    lookups += ranks * batch * per_sample * mine / static_cast<double>(c.table_sizes[t]);
+    if (s.placement == EmbeddingSharding::row || mine > 0) {
       ids_received += ranks * batch * per_sample;
       tables_pooled += 1;
     }
   }
+  const double rows = static_cast<double>(total_rows(held));
+  // Sparse gradients of several micro-batches accumulate by concatenation.
+  const double gradient_rows = lookups * static_cast<double>(s.grad_accum);
   const double dense = static_cast<double>(nn::dlrm_dense_parameters(c));
   const std::string where = placed ? fmt::format("{}-wise over {} rank{}, rank {}", to_string(s.placement), s.ranks,
                                                  s.ranks == 1 ? "" : "s", s.rank)
@@ -96,9 +92,9 @@ MemoryPlan dlrm_memory_plan(const nn::DLRMConfig& c, const DLRMStep& s) {
                                           c.interaction == nn::DLRMInteraction::dcn ? ", cross layers" : "")});
 
   plan.transients.push_back(
-      {"sparse table gradients", (kFloat * d + kIndex) * lookups,
-       fmt::format("(4 B x {} + 8 B index) x {} lookups on this rank's rows (one row each, uncoalesced)",
-                   c.embedding_dim, with_thousands(static_cast<int64_t>(lookups)))});
+      {"sparse table gradients", (kFloat * d + kIndex) * gradient_rows,
+       fmt::format("(4 B x {} + 8 B index) x {} lookups on this rank's rows in the step (one row each, uncoalesced)",
+                   c.embedding_dim, with_thousands(static_cast<int64_t>(gradient_rows)))});
   if (placed) {
     // Ids and bag lengths in, the pooled rows for all N·B samples out, and
     // this rank's B rows of every table back (their gradients, the same).
@@ -116,7 +112,7 @@ MemoryPlan dlrm_memory_plan(const nn::DLRMConfig& c, const DLRMStep& s) {
   } else if (s.ranks > 1) {
     // The sparse all-reduce stacks the gradients (a copy) and gathers every
     // rank's rows (N copies' worth) before summing them.
-    plan.transients.push_back({"sparse all-reduce", (ranks + 1) * (kFloat * d + kIndex) * lookups,
+    plan.transients.push_back({"sparse all-reduce", (ranks + 1) * (kFloat * d + kIndex) * gradient_rows,
                                fmt::format("({} + 1) x the sparse table gradients: their stack and every rank's "
                                            "gathered",
                                            s.ranks)});

@@ -15,7 +15,8 @@
 namespace tbd {
 
 struct DLRMStep {
-  int64_t batch = 0;  // per rank
+  int64_t batch = 0;       // per rank and micro-batch
+  int64_t grad_accum = 1;  // micro-batches per step: their sparse gradients add up uncoalesced
   int ranks = 1;
   EmbeddingSharding placement = EmbeddingSharding::replicate;
   bool adagrad = false;  // an accumulator per weight (dcnv2); SGD keeps no state

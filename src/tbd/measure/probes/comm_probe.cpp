@@ -146,6 +146,13 @@ void CommProbe::model_collectives_end(bool measured) {
   a2a_s_.push_back(seconds);
 }
 
+// nccl-tests' all-to-all: busbw = algbw · (n−1)/n, algbw bytes-weighted
+// over the exchanges; none with one rank (nothing crosses a bus).
+std::optional<double> CommProbe::all_to_all_bus_bandwidth() const {
+  if (world_ < 2 || a2a_timed_bytes_ <= 0) return std::nullopt;
+  return a2a_weighted_ / a2a_timed_bytes_ * bus_factor("all-to-all", world_);
+}
+
 void CommProbe::contribute_all_to_all(nlohmann::json& comm) const {
   if (model_log_ == nullptr) return;
   nlohmann::json a = {{"purpose", "the sharded embedding tables' lookups and their gradients (--embedding-sharding)"},
@@ -157,11 +164,8 @@ void CommProbe::contribute_all_to_all(nlohmann::json& comm) const {
               {"s_median", percentile(a2a_s_, 0.5)},
               // The step waits on each exchange before it can go on: none is hidden.
               {"exposed_wait_s_mean", mean_of(a2a_s_)}});
-    // nccl-tests' all-to-all: busbw = algbw · (n−1)/n, algbw bytes-weighted over the exchanges.
-    if (world_ > 1 && a2a_timed_bytes_ > 0)
-      a["bus_bandwidth_bytes_per_s"] = a2a_weighted_ / a2a_timed_bytes_ * bus_factor("all-to-all", world_);
-    else
-      a["bus_bandwidth_bytes_per_s"] = nullptr;
+    const auto busbw = all_to_all_bus_bandwidth();
+    a["bus_bandwidth_bytes_per_s"] = busbw ? nlohmann::json(*busbw) : nlohmann::json(nullptr);
   }
   comm["all_to_all"] = a;
 }
@@ -277,15 +281,14 @@ void CommProbe::contribute(nlohmann::json& result) const {
 
 std::vector<std::pair<std::string, std::string>> CommProbe::summary_lines() const {
   auto lines = gradient_summary_lines();
-  if (model_log_ != nullptr && !a2a_s_.empty())
+  if (model_log_ != nullptr && !a2a_s_.empty()) {
+    const auto busbw = all_to_all_bus_bandwidth();
     lines.emplace_back("all-to-all",
                        fmt::format("{:.3g} per iteration (embedding lookups and their gradients), {:.3g} ms for {:.3g} "
                                    "MB, all exposed (the step waits on each), bus bandwidth {}",
                                    mean_of(a2a_count_), 1e3 * mean_of(a2a_s_), mean_of(a2a_bytes_) / 1e6,
-                                   world_ > 1 && a2a_timed_bytes_ > 0
-                                       ? fmt::format("{:.3g} GB/s", a2a_weighted_ / a2a_timed_bytes_ *
-                                                                        bus_factor("all-to-all", world_) / 1e9)
-                                       : std::string("n/a (one rank)")));
+                                   busbw ? fmt::format("{:.3g} GB/s", *busbw / 1e9) : std::string("n/a (one rank)")));
+  }
   return lines;
 }
 

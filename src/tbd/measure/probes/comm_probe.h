@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,7 @@ class CommProbe : public Probe {
   double a2a_weighted_ = 0, a2a_timed_bytes_ = 0;
   void model_collectives_end(bool measured);
   void contribute_all_to_all(nlohmann::json& comm) const;
+  std::optional<double> all_to_all_bus_bandwidth() const;
   std::vector<std::pair<std::string, std::string>> gradient_summary_lines() const;
   void sharded_iteration_end();
   bool completion_unreported(const std::string& kind) const;
