@@ -26,8 +26,10 @@
 #include "tbd/report/report_model.h"
 #include "tbd/report/result_document.h"
 #include "tbd/report/result_set.h"
+#include "tbd/report/shapes_document.h"
 #include "tbd/report/study_documents.h"
 #include "tbd/study/child_run.h"
+#include "tbd/study/shapes.h"
 #include "tbd/study/suite.h"
 #include "tbd/study/sweep.h"
 #include "test_util.h"
@@ -160,6 +162,20 @@ void use_like_the_commands(const ResultSet& set, const std::string& file) {
   }
 }
 
+// tbd shapes' document of two resnet50 layers at tiny scale, two counts each.
+nlohmann::json shapes_document() {
+  ShapesRequest r;
+  r.options.workload = "resnet50";
+  r.options.scale = Scale::tiny;
+  r.options.batch_size = 2;
+  r.options.quiet = true;
+  r.layers = "^fc$|^layer1\\.0\\.conv1$";
+  r.channels = "4,8";
+  r.timing = {1, 2, 1};
+  const auto workload = create_workload("resnet50");
+  return run_shapes(r, *workload);
+}
+
 // The rule that describes `field` of a document of `kind`: a scale point's
 // result is a result.
 const fields::Rule* rule_of(const std::string& kind, const std::string& field) {
@@ -167,6 +183,7 @@ const fields::Rule* rule_of(const std::string& kind, const std::string& field) {
   if (kind == "sweep") return fields::rule_for(sweep_rules(), field);
   if (kind == "suite") return fields::rule_for(suite_rules(), field);
   if (kind == "prediction") return fields::rule_for(prediction_rules(), field);
+  if (kind == "shapes") return fields::rule_for(shapes_rules(), field);
   const std::string point = "points[0].result.";
   if (field.rfind(point, 0) == 0) return fields::rule_for(result_rules(), field.substr(point.size()));
   return fields::rule_for(scale_rules(), field);
@@ -224,6 +241,7 @@ TEST(DocumentMutation, SuiteRefusesEveryFieldOfTheWrongType) {
 TEST(DocumentMutation, ScaleRefusesEveryFieldOfTheWrongType) {
   mutate_every_field("scale", scale_document(tiny_result()));
 }
+TEST(DocumentMutation, ShapesRefusesEveryFieldOfTheWrongType) { mutate_every_field("shapes", shapes_document()); }
 TEST(DocumentMutation, PredictionRefusesEveryFieldOfTheWrongType) {
   mutate_every_field("prediction", prediction_document(tiny_result()));
 }

@@ -26,7 +26,7 @@ TEST(ProbeTable, AnalysisProbesAreTheInstrumentingOnes) {
   std::set<std::string> analysis;
   for (const auto& row : probe_table())
     if (row.kind == ProbeKind::analysis) analysis.insert(row.name);
-  EXPECT_EQ(analysis, (std::set<std::string>{"flops", "memory", "ops", "roofline", "gradients"}));
+  EXPECT_EQ(analysis, (std::set<std::string>{"flops", "memory", "ops", "roofline", "gradients", "layers"}));
 }
 
 TEST(ProbeTable, DefaultsAreKnownAndUnknownNamesAreUsageErrors) {

@@ -33,6 +33,7 @@ Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
+Command add_shapes_command(CLI::App& app);
 Command add_completion_command(CLI::App& app);  // generated from the commands added before it
 
 }  // namespace tbd::cli

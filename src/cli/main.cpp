@@ -34,7 +34,7 @@ namespace {
 // runs before any shared library's initializer, a few milliseconds in.
 // Commands that do not stop early (list, report, ...) keep the default.
 void install_interrupt_handler_first(int argc, char** argv, char** /*envp*/) {
-  for (const char* honours : {"run", "sweep", "suite", "scale", "predict"})
+  for (const char* honours : {"run", "sweep", "suite", "scale", "predict", "shapes"})
     if (argc > 1 && std::strcmp(argv[1], honours) == 0) tbd::install_interrupt_handler();
 }
 
@@ -65,10 +65,10 @@ int main(int argc, char** argv) {
       "  tbd plan llama --set size=8b --device-memory 80G   a step's memory before any run: does it fit?\n"
       "Exit status: 0 success, 1 the run failed, 2 bad usage, 130/143 stopped by SIGINT/SIGTERM.");
   const std::vector<tbd::cli::Command> commands = {
-      tbd::cli::add_list_command(app),   tbd::cli::add_env_command(app),       tbd::cli::add_run_command(app),
-      tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app),     tbd::cli::add_suite_command(app),
-      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app),   tbd::cli::add_predict_command(app),
-      tbd::cli::add_plan_command(app),   tbd::cli::add_completion_command(app)};
+      tbd::cli::add_list_command(app),   tbd::cli::add_env_command(app),     tbd::cli::add_run_command(app),
+      tbd::cli::add_scale_command(app),  tbd::cli::add_sweep_command(app),   tbd::cli::add_suite_command(app),
+      tbd::cli::add_report_command(app), tbd::cli::add_compare_command(app), tbd::cli::add_predict_command(app),
+      tbd::cli::add_plan_command(app),   tbd::cli::add_shapes_command(app),  tbd::cli::add_completion_command(app)};
   tbd::cli::set_program_args(argc, argv);
   // c10d logs each failed rendezvous attempt (as a warning, the last as an
   // error) with a hundred-line C++ backtrace, before tbd's own `tbd: error:`

@@ -90,6 +90,25 @@ json.dump({"schema": "tbd.prediction/1", "base": "base.json", "base_label": "res
     {"kind": "memory_limit", "limit_bytes": 1 << 30, "first_out_of_memory_doubling": 64,
      "check": {"command": "tbd sweep", "sweep": "sweep.json", "measured_first_out_of_memory_batch": 64,
                "doubling_steps_off": 0.0}}]}, open(f"{root}/prediction.json", "w"))
+# tbd shapes' document: one layer shape with a cliff at 56 (2.0x the time of 64).
+def point(c, ms):
+    t = {"mean_s": ms / 1e3, "ci95_mean_s": [0.95 * ms / 1e3, 1.05 * ms / 1e3], "cv": 0.02, "n": 5}
+    return {"channels": c, "forward": t, "training": t}
+geometry = {"kind": "conv2d", "input": [8, 64, 14, 14], "weight": [64, 64, 3, 3], "bias": False, "dtype": "float32",
+            "channels_last": False, "input_requires_grad": True, "stride": [1, 1], "padding": [1, 1],
+            "dilation": [1, 1], "groups": 1, "transposed": False}
+json.dump({"schema": "tbd.shapes/1", "workload": {"name": "resnet50", "options": {"device": "cpu"}},
+           "step": {"mean_s": 0.1, "ci95_mean_s": [0.09, 0.11], "n": 6, "definition": "fixture"},
+           "layers": [{"modules": ["layer3.0.conv2", "layer3.1.conv2"], "geometry": geometry, "original_channels": 64,
+                       "calls_per_iteration": 2, "in_model_s": 0.01, "share_of_step": 0.1,
+                       "curve": [point(48, 0.8), point(56, 2.0), point(64, 1.0)],
+                       "cliffs": [{"channels": 56, "faster_channels": 64, "ratio": 2.0}],
+                       "forward_cliffs": [], "front": [48, 64],
+                       "at_ratio": {"bound": 48, "naive": {"channels": 48, "training_s": 0.0008},
+                                    "aware": {"channels": 48, "training_s": 0.0008}}}],
+           "not_swept": [],
+           "prediction": {"ratio": 0.75, "definition": "fixture", "step_s": 0.1, "naive_step_s": 0.098,
+                          "aware_step_s": 0.098}}, open(f"{root}/shapes.json", "w"))
 # A CUDA run: FLOP/s, NVML, the kernel view, device time and the caching allocator.
 os.makedirs(root + "/gpu", exist_ok=True)
 g = result("gpt", 8, "tokens/s", 0.001)
@@ -107,11 +126,13 @@ md="$WORK/report.md"
 for section in "## Runs" "## Failed, out-of-memory and skipped runs" "## Throughput and utilisation against batch size" \
                "## Memory at the peak, by category" "## Time by operator class" "## Scaling efficiency" \
                "## Run-to-run dispersion" "## GPU: FLOP/s, utilisation, kernels" "## Where an iteration's time goes" \
-               "## Roofline" "## Findings" "## Memory over an iteration" "## Predictions"; do
+               "## Roofline" "## Findings" "## Memory over an iteration" "## Predictions" "## Layer shapes"; do
   grep -q "^$section" "$md" || fail "report.md lacks '$section'"
 done
 grep -q "Not available" "$md" && fail "report.md says a section is not available although the fixture has its data"
 grep -q "largest batch size that fits: 4" "$md" || fail "report.md lacks the sweep's largest fitting batch"
+grep -qE '^\| layer3.0.conv2 \+1 \| \[8, 64, 14, 14\] conv2d 3x3 \| 64 \| 1 ms \| 10.0% \| 56 channels take 2.00x the time of 64 \|' "$md" \
+  || fail "report.md lacks the layer-shape row: $(grep -A6 '## Layer shapes' "$md")"
 # Findings come from the figures: backward 3 of 10.5 ms is 29%, optimizer 4 ms 38%.
 grep -q "^- Time: optimizer 38% and backward 29% of the 10.5 ms iteration.$" "$md" \
   || fail "report.md lacks the phase finding: $(grep -m3 '^- ' "$md")"

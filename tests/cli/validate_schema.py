@@ -3,7 +3,7 @@
     python validate_schema.py FILE_OR_FOLDER...
 
 Every *.json file with a "schema" field naming a tbd document (tbd.result/1,
-tbd.sweep/1, tbd.suite/1, tbd.scale/1, tbd.compare/2) is checked; other JSON
+tbd.sweep/1, tbd.suite/1, tbd.scale/1, tbd.compare/2, tbd.shapes/1) is checked; other JSON
 (traces, execution traces) is skipped. Exit 1 naming each violation.
 Used by tests/cli/lib.sh's finish() on every document a CLI test wrote.
 """

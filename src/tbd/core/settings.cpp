@@ -45,6 +45,7 @@ std::string describe(const SettingSpec& spec) {
       for (size_t i = 0; i < spec.choices.size(); ++i) os << (i ? ", " : "") << spec.choices[i];
       break;
     }
+    case SettingSpec::Kind::Text: os << "text such as " << (spec.choices.empty() ? "" : spec.choices.front()); break;
   }
   return os.str();
 }
@@ -67,6 +68,7 @@ bool valid(const SettingSpec& spec, const std::string& value) {
       for (const auto& c : spec.choices)
         if (c == value) return true;
       return false;
+    case SettingSpec::Kind::Text: return true;  // the workload reads it (and refuses it with the reason)
   }
   return false;
 }
@@ -113,6 +115,16 @@ SettingSpec choice_setting(std::string key, std::string def, std::vector<std::st
   s.kind = SettingSpec::Kind::Choice;
   s.default_value = std::move(def);
   s.choices = std::move(choices);
+  s.description = std::move(description);
+  return s;
+}
+
+SettingSpec text_setting(std::string key, std::string def, std::string example, std::string description) {
+  SettingSpec s;
+  s.key = std::move(key);
+  s.kind = SettingSpec::Kind::Text;
+  s.default_value = std::move(def);
+  s.choices = {std::move(example)};
   s.description = std::move(description);
   return s;
 }

@@ -10,12 +10,12 @@
 namespace tbd {
 
 struct SettingSpec {
-  enum class Kind { Integer, Real, Boolean, Choice };
+  enum class Kind { Integer, Real, Boolean, Choice, Text };
   std::string key;
   Kind kind = Kind::Integer;
   std::string default_value;
   std::string description;
-  std::vector<std::string> choices;  // Kind::Choice: the allowed values
+  std::vector<std::string> choices;  // Kind::Choice: the allowed values; Kind::Text: an example
   double min = 0, max = 0;           // Integer/Real: inclusive range
 };
 
@@ -23,6 +23,8 @@ SettingSpec integer_setting(std::string key, int64_t def, int64_t min, int64_t m
 SettingSpec real_setting(std::string key, double def, double min, double max, std::string description);
 SettingSpec bool_setting(std::string key, bool def, std::string description);
 SettingSpec choice_setting(std::string key, std::string def, std::vector<std::string> choices, std::string description);
+// Free text the workload reads and validates itself (resnet50's widths=NAME:COUNT,...).
+SettingSpec text_setting(std::string key, std::string def, std::string example, std::string description);
 
 // Validated values: every declared key present (given or default).
 class Settings {

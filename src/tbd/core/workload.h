@@ -111,6 +111,10 @@ class Workload {
   // micro-batches the runner fetched (one without accumulation; never empty).
   virtual StepOutput step(const std::vector<Batch>& micro_batches, Phases& phases) = 0;
   virtual ParameterSet state() const = 0;  // weights, buffers, optimizer state
+  // Every parameter by its module path ("layer3.0.conv2.weight"), so the
+  // layers probe can name the convolution or linear layer an operator's
+  // weight belongs to (`tbd shapes`); empty: the workload names none.
+  virtual std::map<std::string, torch::Tensor> named_weights() const { return {}; }
   // The optimizers that step the weights, for sharded data parallelism
   // (--sharding) to rewrite to this rank's shards before their first step;
   // empty: the workload cannot shard.

@@ -4,6 +4,7 @@
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,19 @@ std::array<int, 4> resnet_blocks(int depth) {
 
 bool resnet_uses_bottleneck(int depth) { return depth >= 50; }
 
+std::vector<std::string> resnet_prunable_convolutions(const ResNetConfig& config) {
+  auto blocks = config.blocks;
+  if (blocks == std::array<int, 4>{}) blocks = resnet_blocks(config.depth);
+  std::vector<std::string> names;
+  for (int s = 0; s < 4; ++s)
+    for (int b = 0; b < blocks[s]; ++b) {
+      const std::string block = "layer" + std::to_string(s + 1) + "." + std::to_string(b) + ".";
+      names.push_back(block + "conv1");
+      if (resnet_uses_bottleneck(config.depth)) names.push_back(block + "conv2");
+    }
+  return names;
+}
+
 namespace {
 torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding) {
   return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false));
@@ -39,8 +53,10 @@ torch::nn::AnyModule norm(int64_t channels, bool frozen) {
 }  // namespace
 
 ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck,
-                                     bool frozen_batch_norm)
+                                     bool frozen_batch_norm, int64_t width1, int64_t width2)
     : bottleneck_(bottleneck) {
+  if (width1 == 0) width1 = planes;
+  if (width2 == 0) width2 = planes;
   const auto add_norm = [&](const char* name, int64_t channels) {
     auto n = norm(channels, frozen_batch_norm);
     register_module(name, n.ptr());
@@ -48,16 +64,16 @@ ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_
   };
   const int64_t out_channels = bottleneck ? planes * kBottleneckExpansion : planes;
   if (bottleneck) {
-    conv1_ = register_module("conv1", conv(in_channels, planes, 1, 1, 0));
-    bn1_ = add_norm("bn1", planes);
-    conv2_ = register_module("conv2", conv(planes, planes, 3, stride, 1));  // v1.5: stride here
-    bn2_ = add_norm("bn2", planes);
-    conv3_ = register_module("conv3", conv(planes, out_channels, 1, 1, 0));
+    conv1_ = register_module("conv1", conv(in_channels, width1, 1, 1, 0));
+    bn1_ = add_norm("bn1", width1);
+    conv2_ = register_module("conv2", conv(width1, width2, 3, stride, 1));  // v1.5: stride here
+    bn2_ = add_norm("bn2", width2);
+    conv3_ = register_module("conv3", conv(width2, out_channels, 1, 1, 0));
     bn3_ = add_norm("bn3", out_channels);
   } else {
-    conv1_ = register_module("conv1", conv(in_channels, planes, 3, stride, 1));
-    bn1_ = add_norm("bn1", planes);
-    conv2_ = register_module("conv2", conv(planes, planes, 3, 1, 1));
+    conv1_ = register_module("conv1", conv(in_channels, width1, 3, stride, 1));
+    bn1_ = add_norm("bn1", width1);
+    conv2_ = register_module("conv2", conv(width1, planes, 3, 1, 1));
     bn2_ = add_norm("bn2", planes);
   }
   if (stride != 1 || in_channels != out_channels) {
@@ -77,6 +93,19 @@ torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
 ResNetImpl::ResNetImpl(const ResNetConfig& config) {
   auto blocks = config.blocks;
   if (blocks == std::array<int, 4>{}) blocks = resnet_blocks(config.depth);
+  const auto prunable = resnet_prunable_convolutions(config);
+  for (const auto& [name, count] : config.widths) {
+    if (std::find(prunable.begin(), prunable.end(), name) == prunable.end())
+      throw std::invalid_argument("'" + name + "' is not a convolution whose width can change alone (" +
+                                  prunable.front() + " ... " + prunable.back() +
+                                  ": a block's conv1 and, in a bottleneck, conv2; conv3, downsample and the stem "
+                                  "feed the residual sum)");
+    if (count < 1) throw std::invalid_argument("the width of " + name + " must be at least 1");
+  }
+  const auto width = [&](const std::string& name) {
+    const auto it = config.widths.find(name);
+    return it == config.widths.end() ? int64_t{0} : it->second;
+  };
   const bool bottleneck = resnet_uses_bottleneck(config.depth);
   stem_conv_ = register_module("conv1", conv(3, config.width, 7, 2, 3));
   stem_bn_ = norm(config.width, config.frozen_batch_norm);
@@ -87,7 +116,9 @@ ResNetImpl::ResNetImpl(const ResNetConfig& config) {
     stages_[s] = register_module("layer" + std::to_string(s + 1), torch::nn::ModuleList());
     for (int b = 0; b < blocks[s]; ++b) {
       const int64_t stride = (s > 0 && b == 0) ? 2 : 1;
-      stages_[s]->push_back(ResidualBlock(channels, planes, stride, bottleneck, config.frozen_batch_norm));
+      const std::string block = "layer" + std::to_string(s + 1) + "." + std::to_string(b) + ".";
+      stages_[s]->push_back(ResidualBlock(channels, planes, stride, bottleneck, config.frozen_batch_norm,
+                                          width(block + "conv1"), width(block + "conv2")));
       channels = bottleneck ? planes * ResidualBlockImpl::kBottleneckExpansion : planes;
     }
     stage_channels_[s] = channels;

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -25,7 +27,15 @@ struct ResNetConfig {
   std::array<int, 4> blocks{};     // zeros: the published counts for `depth`
   bool frozen_batch_norm = false;  // FrozenBatchNorm2d (buffers only), as detection backbones use
   bool classifier = true;          // false: no pooling and fc layer (a backbone)
+  // Pruned widths: output channels of a block's convolution by module path
+  // ("layer3.0.conv2" -> 232). Only a convolution whose output feeds the next
+  // convolution of its block can change alone: a bottleneck's conv1 and
+  // conv2, a basic block's conv1 (the others join the residual sum).
+  std::map<std::string, int64_t> widths;
 };
+
+// The module paths `widths` may name for this configuration, in model order.
+std::vector<std::string> resnet_prunable_convolutions(const ResNetConfig& config);
 
 // Published block counts per stage; throws std::invalid_argument for other depths.
 std::array<int, 4> resnet_blocks(int depth);
@@ -33,8 +43,10 @@ bool resnet_uses_bottleneck(int depth);
 
 class ResidualBlockImpl : public torch::nn::Module {
  public:
+  // width1, width2: conv1's and conv2's output channels (0: `planes`, the
+  // published width); a basic block's conv2 output is always `planes`.
   ResidualBlockImpl(int64_t in_channels, int64_t planes, int64_t stride, bool bottleneck,
-                    bool frozen_batch_norm = false);
+                    bool frozen_batch_norm = false, int64_t width1 = 0, int64_t width2 = 0);
   torch::Tensor forward(const torch::Tensor& x);
   static constexpr int64_t kBottleneckExpansion = 4;
 

@@ -512,6 +512,44 @@ void dispersion_chart(Page& page, const ReportModel& m) {
   page.chart("Iteration times relative to each run's median", config, 360);
 }
 
+// One layer shape: training time against output channels, its 95% interval
+// as a band, the cliffs and the performance-aware counts as marked points.
+void shapes_chart(Page& page, const ReportModel& m, size_t index) {
+  const ShapesLayer* layer = nullptr;
+  for (const auto& d : m.shapes) {
+    if (index < d.layers.size()) {
+      layer = &d.layers[index];
+      break;
+    }
+    index -= d.layers.size();
+  }
+  if (!layer) return;
+  std::vector<std::string> labels;
+  nlohmann::json mean = nlohmann::json::array(), low = nlohmann::json::array(), high = nlohmann::json::array(),
+                 cliffs = nlohmann::json::array(), aware = nlohmann::json::array();
+  for (const auto& p : layer->curve) {
+    labels.push_back(std::to_string(p.channels));
+    mean.push_back(1e3 * p.mean_s);
+    low.push_back(1e3 * p.ci_low_s);
+    high.push_back(1e3 * p.ci_high_s);
+    cliffs.push_back(p.cliff ? nlohmann::json(1e3 * p.mean_s) : nlohmann::json(nullptr));
+    aware.push_back(p.aware ? nlohmann::json(1e3 * p.mean_s) : nlohmann::json(nullptr));
+  }
+  const auto marks = [](const std::string& label, const nlohmann::json& data, size_t c, const char* style) {
+    nlohmann::json d = dataset(label, data, c);
+    d.update({{"showLine", false}, {"pointRadius", 6}, {"pointStyle", style}, {"spanGaps", false}});
+    return d;
+  };
+  nlohmann::json band_low = dataset("95% CI", low, 7), band_high = dataset("95% CI high", high, 7);
+  band_low.update({{"pointRadius", 0}, {"borderWidth", 1}});
+  band_high.update({{"pointRadius", 0}, {"borderWidth", 1}, {"fill", "-1"}});
+  const nlohmann::json datasets = {dataset("training time", mean, 0), band_low, band_high,
+                                   marks("cliff", cliffs, 2, "triangle"),
+                                   marks("performance-aware", aware, 4, "rectRot")};
+  page.chart(layer->name + ": " + layer->input + ", " + std::to_string(layer->original) + " channels in the model",
+             line_chart(labels, datasets, "output channels", "ms per call"));
+}
+
 void draw_chart(Page& page, const ReportModel& m, const ReportChart& c) {
   switch (c.kind) {
     case ReportChartKind::kThroughput: return throughput_chart(page, m);
@@ -526,6 +564,7 @@ void draw_chart(Page& page, const ReportModel& m, const ReportChart& c) {
     case ReportChartKind::kScalingEfficiency: return scaling_chart(page, m, true);
     case ReportChartKind::kScalingSpeedup: return scaling_chart(page, m, false);
     case ReportChartKind::kDispersion: return dispersion_chart(page, m);
+    case ReportChartKind::kShapes: return shapes_chart(page, m, c.index);
   }
 }
 

@@ -141,7 +141,8 @@ AbView build_ab_view(const ResultSet& base, const ResultSet& candidate, const st
 ReportModel build_report_model(const ResultSet& set, const std::string& source) {
   ReportModel m;
   m.source = source;
-  if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty() && set.predictions.empty())
+  if (set.runs.empty() && set.sweeps.empty() && set.suites.empty() && set.scales.empty() && set.predictions.empty() &&
+      set.shapes.empty())
     throw Error(source +
                 ": no tbd results here (files with \"schema\": \"tbd.result/1\", tbd.scale/1, tbd.sweep/1 or "
                 "tbd.suite/1); run tbd run --out, tbd sweep or tbd suite first");
@@ -182,6 +183,7 @@ ReportModel build_report_model(const ResultSet& set, const std::string& source) 
   for (const auto& doc : set.sweeps) m.sweep_files.push_back(sweep_summary(doc, source, m.not_run));
   for (const auto& doc : set.scales) m.scales.push_back(scale_series(doc, source));
   for (const auto& doc : set.predictions) add_predictions(m, doc, source);
+  for (const auto& doc : set.shapes) m.shapes.push_back(read_shapes_document(doc.doc, relative_to(doc.file, source)));
   for (const auto& doc : set.suites)
     for (const auto& r : read_suite_document(doc.doc).runs)
       if (r.status != "ok") m.not_run.push_back({r.workload, r.status, r.error, relative_to(doc.file, source)});

@@ -11,6 +11,7 @@
 
 #include "tbd/report/result_document.h"
 #include "tbd/report/result_set.h"
+#include "tbd/report/shapes_document.h"
 
 namespace tbd {
 
@@ -80,7 +81,8 @@ struct ReportModel {
   std::vector<SweepSummary> sweep_files;
   std::vector<ScaleSeries> scales;
   std::vector<PredictionRow> predictions;
-  std::optional<AbView> ab;  // two sources given
+  std::vector<ShapesDocument> shapes;  // tbd.shapes/1 files
+  std::optional<AbView> ab;            // two sources given
   std::vector<NotRun> not_run;
   std::vector<std::string> environments;  // distinct "CPU, cores, LibTorch, threads" lines
   std::vector<std::string> skipped_files;

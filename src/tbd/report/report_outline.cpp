@@ -33,6 +33,7 @@ constexpr const char* kNoRooflineReason =
     "no run used the roofline probe with measured ceilings (tbd env --peak, then --probes ...,roofline)";
 constexpr const char* kNoPredictionReason =
     "no tbd.prediction/1 file (tbd predict BASE.json --nproc 2 --check --out FILE makes one)";
+constexpr const char* kNoShapesReason = "no tbd.shapes/1 file (tbd shapes W --out FILE makes one)";
 constexpr const char* kNoScaleReason = "no tbd.scale/1 file (tbd scale W --nproc 1,2 --out FILE makes one)";
 
 std::string ci_text(double low, double high) {
@@ -307,6 +308,34 @@ MaybeSection predictions_analysis(const ReportModel& m) {
   return s;
 }
 
+// Per shapes file: the pruning estimate, a table of the layer shapes and a
+// chart of each one's time against channels (cliffs and the
+// performance-aware counts marked).
+MaybeSection shapes_analysis(const ReportModel& m) {
+  ReportSection s{"Layer shapes: time against output channels (tbd shapes)", {}};
+  if (m.shapes.empty()) return ReportSection{s.title, {ReportNotAvailable{kNoShapesReason}}};
+  size_t chart = 0;
+  for (const auto& d : m.shapes) {
+    s.parts.push_back(ReportSubheading{d.workload + " (" + d.file + ")"});
+    s.parts.push_back(ReportParagraph{fmt::format(
+        "Training time (forward + backward) per call of each layer shape alone, at its input in the model. "
+        "Every layer pruned to {:.0f}% of its channels (Amdahl estimate of the step, {} now): {} naively, {} "
+        "at the performance-aware counts.",
+        100 * d.ratio, format_ms(d.step_s), format_ms(d.naive_step_s), format_ms(d.aware_step_s))});
+    ReportTable t{{"layer", "input", "channels", "time at original", "share of step", "worst cliff"}, {}, "llrrrl"};
+    for (const auto& l : d.layers) {
+      double at_original = 0;
+      for (const auto& p : l.curve)
+        if (p.channels == l.original) at_original = p.mean_s;
+      t.rows.push_back({l.name, l.input, std::to_string(l.original), format_ms(at_original), format_percent(l.share),
+                        l.worst_cliff});
+    }
+    s.parts.push_back(t);
+    for (size_t i = 0; i < d.layers.size(); ++i) s.parts.push_back(ReportChart{ReportChartKind::kShapes, chart++});
+  }
+  return s;
+}
+
 MaybeSection dispersion_analysis(const ReportModel& m) {
   ReportSection s{"Run-to-run dispersion of iteration times", {}};
   ReportTable t{{"configuration", "iterations", "median", "min", "p5", "p95", "max", "CV"}, {}, ""};
@@ -338,8 +367,8 @@ const std::vector<ReportAnalysis>& report_outline() {
       machines_analysis,        ab_comparison_analysis, runs_analysis,        findings_analysis,
       not_run_analysis,         sweeps_analysis,        gpu_analysis,         memory_at_peak_analysis,
       memory_timeline_analysis, phases_analysis,        roofline_analysis,    op_classes_analysis,
-      layers_analysis,          scaling_analysis,       predictions_analysis, dispersion_analysis,
-      ignored_files_analysis,
+      layers_analysis,          scaling_analysis,       predictions_analysis, shapes_analysis,
+      dispersion_analysis,      ignored_files_analysis,
   };
   return outline;
 }

@@ -48,7 +48,8 @@ enum class ReportChartKind {
   kLayers,
   kScalingEfficiency,
   kScalingSpeedup,
-  kDispersion
+  kDispersion,
+  kShapes  // index: the layer shape's place over all shapes files, in order
 };
 struct ReportChart {
   ReportChartKind kind;

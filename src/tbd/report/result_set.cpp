@@ -12,6 +12,7 @@
 #include "tbd/report/json_fields.h"
 #include "tbd/report/prediction_document.h"
 #include "tbd/report/result_document.h"
+#include "tbd/report/shapes_document.h"
 #include "tbd/report/study_documents.h"
 
 namespace tbd {
@@ -51,9 +52,12 @@ void add_file(ResultSet& set, const std::string& file, bool from_folder) {
   } else if (schema == kPredictionSchema) {
     check_prediction_document(doc, file);
     set.predictions.push_back({file, doc});
+  } else if (schema == kShapesSchema) {
+    check_shapes_document(doc, file);
+    set.shapes.push_back({file, doc});
   } else if (schema.rfind("tbd.", 0) == 0) {
     throw Error(file + ": unknown schema '" + schema + "'; this tbd reads " + kResultSchema + ", " + kScaleSchema +
-                ", " + kSweepSchema + ", " + kSuiteSchema + " and " + kPredictionSchema +
+                ", " + kSweepSchema + ", " + kSuiteSchema + ", " + kPredictionSchema + " and " + kShapesSchema +
                 " (a newer tbd wrote it? use that version)");
   } else if (from_folder) {
     set.skipped.push_back(file);

@@ -16,6 +16,7 @@ inline constexpr const char* kScaleSchema = "tbd.scale/1";
 inline constexpr const char* kSweepSchema = "tbd.sweep/1";
 inline constexpr const char* kSuiteSchema = "tbd.suite/1";
 inline constexpr const char* kPredictionSchema = "tbd.prediction/1";  // tbd predict --out
+inline constexpr const char* kShapesSchema = "tbd.shapes/1";          // tbd shapes --out
 
 struct LoadedRun {
   std::string file;       // where it was read
@@ -30,7 +31,7 @@ struct LoadedDocument {
 
 struct ResultSet {
   std::vector<LoadedRun> runs;
-  std::vector<LoadedDocument> scales, sweeps, suites, predictions;
+  std::vector<LoadedDocument> scales, sweeps, suites, predictions, shapes;
   std::vector<std::string> skipped;  // JSON files of other kinds (traces, ...) found in folders
 };
 

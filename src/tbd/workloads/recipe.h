@@ -38,9 +38,9 @@ class Recipe : public Workload {
   int64_t distinct_batch_shapes() const override { return batches_.distinct_shapes(); }
   ParameterSet state() const override { return ParameterSet::of(*model_, optimizer_.get()); }
   std::vector<torch::optim::Optimizer*> optimizers() override { return {optimizer_.get()}; }
-  // The model's parameters by their names, for comparing one placement of a
-  // model with another (tests/embedding_sharding_test.cpp).
-  std::map<std::string, torch::Tensor> named_weights() const {
+  // The model's parameters by their names (also for comparing one placement
+  // of a model with another: tests/embedding_sharding_test.cpp).
+  std::map<std::string, torch::Tensor> named_weights() const override {
     std::map<std::string, torch::Tensor> out;
     for (const auto& p : model_->named_parameters()) out[p.key()] = p.value().detach();
     return out;

@@ -4,7 +4,10 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 
+#include <sstream>
+
 #include "tbd/core/error.h"
+#include "tbd/core/number_text.h"
 #include "tbd/core/rng.h"
 #include "tbd/data/image_folder_batches.h"
 #include "tbd/data/synthetic_images.h"
@@ -33,6 +36,24 @@ ScaleConfig config_for(Scale scale) {
   return {64, {}, 1000, 224};
 }
 
+// --set widths=NAME:COUNT,...: "published" (the default) is none.
+std::map<std::string, int64_t> widths_from(const std::string& text) {
+  std::map<std::string, int64_t> widths;
+  if (text == "published") return widths;
+  const std::string fix = "give widths=NAME:COUNT,... such as widths=layer3.0.conv2:232,layer1.0.conv1:56";
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto colon = item.rfind(':');
+    const auto count = colon == std::string::npos ? std::nullopt : integer_from_text(item.substr(colon + 1));
+    if (!count || *count < 1 || *count > 65536)
+      throw UsageError("--set widths: '" + item + "' is not NAME:COUNT with a count of 1 to 65536; " + fix);
+    if (!widths.emplace(item.substr(0, colon), *count).second)
+      throw UsageError("--set widths names " + item.substr(0, colon) + " twice; " + fix);
+  }
+  return widths;
+}
+
 class ResNet50 final : public Recipe<nn::ResNet> {
  public:
   const WorkloadInfo& info() const override {
@@ -47,7 +68,10 @@ class ResNet50 final : public Recipe<nn::ResNet> {
                      real_setting("lr", 0.1, 0.0, 1e12,
                                   "learning rate at batch 256, scaled linearly with the batch size"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
-                     real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
+                     real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay"),
+                     text_setting("widths", "published", "layer3.0.conv2:232,layer1.0.conv1:56",
+                                  "pruned output channels of blocks' conv1/conv2 (tbd shapes' check; "
+                                  "docs/analysis.md#shapes)")},
         .lr_reference_batch = 256};  // Goyal et al. 2017: 0.1 per 256 images
     return info;
   }
@@ -72,6 +96,7 @@ class ResNet50 final : public Recipe<nn::ResNet> {
     config.width = scale.width;
     config.blocks = scale.blocks;
     config.classes = scale.classes;
+    config.widths = widths_from(settings.text("widths"));
     if (!options.data_path.empty()) {
       auto folder = std::make_shared<const ImageFolder>(options.data_path);
       config.classes = folder->classes();
@@ -83,7 +108,11 @@ class ResNet50 final : public Recipe<nn::ResNet> {
           synthetic_image_batches(options.batch_size, config.classes, image_size_, options.data_seed(), device));
     }
     classes_ = config.classes;
-    place(nn::ResNet(config), device);
+    try {
+      place(nn::ResNet(config), device);
+    } catch (const std::invalid_argument& e) {  // a --set widths name the model cannot prune
+      throw UsageError(std::string("--set widths: ") + e.what());
+    }
     memory_format_ = nn::resolve_memory_format(options.memory_format, device);
     nn::convert_memory_format(*model_, memory_format_);
     lr_ = scaled_lr(info(), settings.real("lr"), options.step_batch());

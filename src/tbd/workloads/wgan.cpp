@@ -125,6 +125,13 @@ class Wgan final : public Workload {
     return {critic_loss};
   }
 
+  std::map<std::string, torch::Tensor> named_weights() const override {
+    std::map<std::string, torch::Tensor> out;
+    for (const auto& p : generator_->named_parameters()) out["generator." + p.key()] = p.value().detach();
+    for (const auto& p : critic_->named_parameters()) out["critic." + p.key()] = p.value().detach();
+    return out;
+  }
+
   ParameterSet state() const override {
     ParameterSet s;
     s.add(*generator_);

@@ -9,6 +9,7 @@
 #include "tbd/measure/probes/flops_probe.h"
 #include "tbd/measure/probes/gpu_probe.h"
 #include "tbd/measure/probes/gradient_probe.h"
+#include "tbd/measure/probes/layers_probe.h"
 #include "tbd/measure/probes/memory_probe.h"
 #include "tbd/measure/probes/ops_probe.h"
 #include "tbd/measure/probes/probe.h"
@@ -33,6 +34,7 @@ const std::vector<ProbeEntry>& probe_table() {
       row<OpsProbe>("ops", K::analysis),
       row<RooflineProbe>("roofline", K::analysis),
       row<GradientProbe>("gradients", K::analysis),
+      row<LayersProbe>("layers", K::analysis),
       row<GpuProbe>("gpu", K::timed),
       row<EnergyProbe>("energy", K::timed),
       row<CommProbe>("comm", K::timed),
