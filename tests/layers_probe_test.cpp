@@ -3,6 +3,7 @@
 // backward time, on a small model run by hand.
 #include <gtest/gtest.h>
 
+#include <torch/autograd.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
@@ -81,6 +82,32 @@ TEST(LayersProbe, NamesEachLayerWithTheInputItHad) {
     EXPECT_GT(r.forward_s, 0) << r.module;
     EXPECT_GT(r.backward_s, 0) << r.module << ": its autograd nodes were not matched";
   }
+}
+
+// wgan's gradient penalty: a backward with create_graph inside the forward
+// phase multiplies by the weights again (mm with the weight, not its
+// transpose); those calls are the layers' backward, not new layer calls.
+TEST(LayersProbe, AGradientTakenInTheForwardPhaseIsNoLayerCall) {
+  Net net;
+  std::map<std::string, at::Tensor> named;
+  for (const auto& p : net->named_parameters()) named[p.key()] = p.value();
+  LayersProbe probe;
+  probe.watch(named);
+  probe.on_iteration_begin(true);
+  probe.on_phase_begin(Phase::forward);
+  const auto x = torch::randn({2, 3, 8, 8}).requires_grad_(true);
+  const auto y = net->forward(x);
+  const auto penalty = torch::autograd::grad({y.sum()}, {x}, {}, true, true)[0].pow(2).sum();
+  probe.on_phase_end(Phase::forward);
+  const auto records = probe.records();
+  probe.on_window_end(0);
+  ASSERT_EQ(records.size(), 3u);
+  const auto* head = find(records, "head");
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(head->calls, 2);
+  EXPECT_EQ(head->geometry.input, (std::vector<int64_t>{2, 128}));
+  EXPECT_GT(head->backward_s, 0);
+  EXPECT_TRUE(penalty.requires_grad());
 }
 
 TEST(LayersProbe, CountsNothingOutsideTheForwardPhaseOrMeasuredIterations) {

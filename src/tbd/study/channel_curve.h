@@ -47,7 +47,8 @@ std::vector<Cliff> find_cliffs(std::vector<CurvePoint> curve);
 std::vector<int64_t> performance_front(std::vector<CurvePoint> curve);
 
 // The largest count of `curve` at or below `bound` (the naive pruning
-// choice), and the largest performance-aware one (none when no count is).
+// choice), and the largest performance-aware one (none when no count is:
+// `tbd shapes` then takes the naive one).
 std::optional<CurvePoint> largest_at_most(const std::vector<CurvePoint>& curve, int64_t bound);
 std::optional<CurvePoint> best_at_most(const std::vector<CurvePoint>& curve, int64_t bound);
 

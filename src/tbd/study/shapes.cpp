@@ -156,7 +156,11 @@ nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
     const double share = s.share ? *s.share : s.calls_per_iteration * at_original->mean / step_s;
     const auto bound = static_cast<int64_t>(std::floor(request.ratio * static_cast<double>(original)));
     const auto naive_choice = largest_at_most(curve, bound);
-    const auto aware_choice = best_at_most(curve, bound);
+    // No performance-aware count at or below the bound (every one is beaten by
+    // a count above it): the aware pruning takes the naive count too, so
+    // both prune every layer to the bound.
+    auto aware_choice = best_at_most(curve, bound);
+    if (!aware_choice) aware_choice = naive_choice;
     if (naive_choice) naive.push_back({share, naive_choice->mean / at_original->mean});
     if (aware_choice) aware.push_back({share, aware_choice->mean / at_original->mean});
     entries.push_back(
@@ -204,7 +208,8 @@ nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
         {"definition",
          "Amdahl estimate: step x (1 - sum over layers of share x (1 - time at the chosen count / time at the "
          "original)); naive = each layer at the largest swept count <= ratio x original, aware = at the largest "
-         "performance-aware count <= that; the rest of the step and the layers reading a pruned layer's output "
+         "performance-aware count <= that (the naive count where none is); a layer with no swept count <= the "
+         "bound stays as it is in both; the rest of the step and the layers reading a pruned layer's output "
          "taken as unchanged"},
         {"step_s", step_s},
         {"naive_step_s", amdahl_step(step_s, naive)},

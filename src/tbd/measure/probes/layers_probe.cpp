@@ -30,6 +30,10 @@ struct LayerFrame : at::ObserverContext {
   double start = 0;
 };
 thread_local LayerFrame* t_open = nullptr;  // the layer forward open on this thread
+// Autograd nodes running on this thread: no layer's forward opens inside one
+// (a backward with create_graph, as wgan's gradient penalty runs in its
+// forward phase, multiplies by the weights too).
+thread_local int t_backward_depth = 0;
 
 bool is_convolution(std::string_view n) {
   return n == "aten::conv1d" || n == "aten::conv2d" || n == "aten::conv3d" || n == "aten::convolution" ||
@@ -88,12 +92,10 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   LayersProbe* probe = g_active.load(std::memory_order_acquire);
   if (!probe || !probe->counting()) return nullptr;
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
-    if (fn.seqNr() < 0) return nullptr;
-    const int layer = probe->layer_of_node(fn.forwardThreadId(), fn.seqNr());
-    if (layer < 0) return nullptr;
-    auto f = std::make_unique<LayerFrame>();
+    auto f = std::make_unique<LayerFrame>();  // for every node, so its end is seen
     f->backward = true;
-    f->layer = layer;
+    f->layer = fn.seqNr() < 0 ? -1 : probe->layer_of_node(fn.forwardThreadId(), fn.seqNr());
+    ++t_backward_depth;
     f->start = steady_seconds();
     return f;
   }
@@ -108,19 +110,26 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     }
     return nullptr;
   }
-  if (!probe->in_forward()) return nullptr;
+  if (!probe->in_forward() || t_backward_depth > 0) return nullptr;
   const bool convolution = is_convolution(name);
   if (!convolution && !is_matrix_product(name)) return nullptr;
   const at::Tensor* w = tensor_argument(fn, weight_argument(name));
   if (!w) return nullptr;
   const LayersProbe::Weight* weight = probe->weight_at(w->data_ptr(), w->numel());
   if (!weight || convolution != (weight->kind != "linear")) return nullptr;
+  const at::Tensor* x = tensor_argument(fn, input_argument(name));
+  // A linear layer's forward reads its input's last dimension as the weight's
+  // second ([out, in]); through addmm, matmul or mm it passes the weight
+  // transposed (a view whose first stride is 1).
+  if (!convolution && (!x || x->dim() < 1 || x->size(-1) != weight->sizes[1] ||
+                       (name != "aten::linear" && (w->dim() != 2 || w->stride(0) != 1))))
+    return nullptr;
   auto f = std::make_unique<LayerFrame>();
   f->module = weight->module;
   f->geometry.kind = weight->kind;
   f->geometry.weight = weight->sizes;
   f->geometry.bias = weight->bias;
-  if (const at::Tensor* x = tensor_argument(fn, input_argument(name))) read_input(*x, f->geometry);
+  if (x) read_input(*x, f->geometry);
   if (is_inner_convolution(name)) read_convolution(fn, f->geometry);
   if (fn.seqNr() >= 0) f->nodes.emplace_back(at::RecordFunction::currentThreadId(), fn.seqNr());
   t_open = f.get();
@@ -132,13 +141,15 @@ void on_end(const at::RecordFunction&, at::ObserverContext* ctx) {
   const double end = steady_seconds();
   auto* f = static_cast<LayerFrame*>(ctx);
   if (!f) return;
+  if (f->backward && t_backward_depth > 0) --t_backward_depth;
   if (!f->backward && t_open == f) t_open = nullptr;
   LayersProbe* probe = g_active.load(std::memory_order_acquire);
   if (!probe) return;
-  if (f->backward)
-    probe->add_backward(f->layer, end - f->start);
-  else
+  if (f->backward) {
+    if (f->layer >= 0) probe->add_backward(f->layer, end - f->start);
+  } else {
     probe->add_forward(f->module, f->geometry, end - f->start, f->nodes);
+  }
 }
 
 std::string kind_of_weight(int64_t dim) {
