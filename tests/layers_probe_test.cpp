@@ -32,6 +32,13 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
+// The probe looks for `net`'s weights, as the runner hands it a workload's.
+void watch(LayersProbe& probe, Net& net) {
+  std::map<std::string, at::Tensor> named;
+  for (const auto& p : net->named_parameters()) named[p.key()] = p.value();
+  probe.watch(named);
+}
+
 const LayerRecord* find(const std::vector<LayerRecord>& records, const std::string& module) {
   for (const auto& r : records)
     if (r.module == module) return &r;
@@ -40,10 +47,8 @@ const LayerRecord* find(const std::vector<LayerRecord>& records, const std::stri
 
 TEST(LayersProbe, NamesEachLayerWithTheInputItHad) {
   Net net;
-  std::map<std::string, at::Tensor> named;
-  for (const auto& p : net->named_parameters()) named[p.key()] = p.value();
   LayersProbe probe;
-  probe.watch(named);
+  watch(probe, net);
   probe.on_iteration_begin(true);
   const auto x = torch::randn({2, 3, 8, 8});
   probe.on_phase_begin(Phase::forward);
@@ -89,10 +94,8 @@ TEST(LayersProbe, NamesEachLayerWithTheInputItHad) {
 // transpose); those calls are the layers' backward, not new layer calls.
 TEST(LayersProbe, AGradientTakenInTheForwardPhaseIsNoLayerCall) {
   Net net;
-  std::map<std::string, at::Tensor> named;
-  for (const auto& p : net->named_parameters()) named[p.key()] = p.value();
   LayersProbe probe;
-  probe.watch(named);
+  watch(probe, net);
   probe.on_iteration_begin(true);
   probe.on_phase_begin(Phase::forward);
   const auto x = torch::randn({2, 3, 8, 8}).requires_grad_(true);
@@ -112,10 +115,8 @@ TEST(LayersProbe, AGradientTakenInTheForwardPhaseIsNoLayerCall) {
 
 TEST(LayersProbe, CountsNothingOutsideTheForwardPhaseOrMeasuredIterations) {
   Net net;
-  std::map<std::string, at::Tensor> named;
-  for (const auto& p : net->named_parameters()) named[p.key()] = p.value();
   LayersProbe probe;
-  probe.watch(named);
+  watch(probe, net);
   probe.on_iteration_begin(false);  // warm-up
   probe.on_phase_begin(Phase::forward);
   (void)net->forward(torch::randn({2, 3, 8, 8}));

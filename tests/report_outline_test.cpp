@@ -46,6 +46,13 @@ ReportModel full_model() {
   m.scales = {{"resnet50 tiny b4/process", "resnet50", "scale.json", "images/s", {{1, 10, 1, 1}, {2, 18, 1.8, 0.9}}}};
   m.predictions = {
       {"resnet50 tiny b4 fp32", "resnet50", "2 data-parallel ranks", "p.json", "images/s", 2, 19, 18, 0.05, 1.9}};
+  ShapesLayer layer{"layer3.0.conv2",
+                    "[8, 64, 14, 14] conv2d 3x3",
+                    64,
+                    0.1,
+                    "56 channels take 2.00x the time of 64",
+                    {{56, 0.002, 0.0019, 0.0021, true, false}, {64, 0.001, 0.0009, 0.0011, false, true}}};
+  m.shapes = {{"resnet50", "shapes.json", 0.1, 0.75, 0.099, 0.099, {layer}}};
   m.ab =
       AbView{"base", "new", {{"resnet50 tiny b4 fp32", "images", "no change", 40, 41, 0.98, 0.95, 1.01}}, {}, {}, {}};
   m.not_run = {{"gpt", "failed", "out of memory", "index.json"}};
@@ -123,7 +130,7 @@ TEST(ReportOutline, BothFormatsShowTheSameSectionsAndColumns) {
   }
   EXPECT_EQ(md.titles, titles);
   EXPECT_EQ(md.columns, columns);
-  EXPECT_EQ(md.titles.size(), 15u);  // A/B, runs, ..., dispersion
+  EXPECT_EQ(md.titles.size(), 16u);  // A/B, runs, ..., layer shapes, dispersion
   // The runs table has the throughput's 95% CI in both.
   ASSERT_FALSE(html.columns.empty());
   EXPECT_EQ(html.columns[1][2], "95% CI");
@@ -135,7 +142,7 @@ TEST(ReportOutline, SectionsWithoutDataGiveTheSameReasonInBothFormats) {
   const Outline md = markdown_outline(render_markdown(m)), html = html_outline(render_html(m));
   EXPECT_EQ(md.titles, html.titles);
   EXPECT_EQ(md.not_available, html.not_available);
-  EXPECT_EQ(md.not_available.size(), 14u);  // machines and every titled section but the optional ones
+  EXPECT_EQ(md.not_available.size(), 15u);  // machines and every titled section but the optional ones
   EXPECT_EQ(md.not_available.front(), "Not available: no result file.");
 }
 

@@ -34,12 +34,7 @@ nlohmann::json summary_json(const Summary& s) {
   return {{"mean_s", s.mean}, {"ci95_mean_s", {s.ci95_low, s.ci95_high}}, {"cv", s.cv}, {"n", s.n}};
 }
 
-CurvePoint point(const ChannelTime& t) {
-  return {t.channels, t.training.mean, t.training.ci95_low, t.training.ci95_high};
-}
-CurvePoint forward_point(const ChannelTime& t) {
-  return {t.channels, t.forward.mean, t.forward.ci95_low, t.forward.ci95_high};
-}
+CurvePoint point(int64_t channels, const Summary& time) { return {channels, time.mean, time.ci95_low, time.ci95_high}; }
 
 nlohmann::json cliffs_json(const std::vector<Cliff>& cliffs) {
   nlohmann::json out = nlohmann::json::array();
@@ -68,38 +63,24 @@ RunOptions model_run_options(RunOptions o) {
   return o;
 }
 
-}  // namespace
-
-nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
-                          const std::function<void(const std::string&)>& progress) {
-  std::regex pattern;
+std::regex layers_pattern(const std::string& layers) {
   try {
-    pattern = std::regex(request.layers.empty() ? std::string(".*") : request.layers);
+    return std::regex(layers.empty() ? std::string(".*") : layers);
   } catch (const std::regex_error& e) {
-    throw UsageError("--layers '" + request.layers + "' is not a regular expression (" + e.what() +
+    throw UsageError("--layers '" + layers + "' is not a regular expression (" + e.what() +
                      "); give an ECMAScript pattern over module paths, e.g. --layers 'layer3\\..*conv'");
   }
-  (void)channel_counts(request.channels, 4096);  // the spec's form, before the run
-  if (!(request.ratio > 0 && request.ratio <= 1))
-    throw UsageError(
-        fmt::format("--ratio {} must be above 0 and at most 1 (the share of channels kept)", request.ratio));
+}
 
-  const RunOutcome run = run_benchmark(model_run_options(request.options), workload, {"layers"});
-  if (run.partial) throw Error("the workload's run was interrupted before its layers were recorded");
-  const nlohmann::json& result = run.result;
-  const nlohmann::json& layers = result.at("layers");
-  if (layers.at("layers").empty())
-    throw UsageError(workload.info().name +
-                     " names no convolution or linear layer by its weights (Workload::named_weights), so tbd "
-                     "shapes has nothing to sweep; resnet50, inception3, gpt, llama and the other one-model "
-                     "workloads do");
-
-  // Group the chosen layers by geometry; note the ones that cannot be swept.
+// The layers --layers chooses, grouped by geometry, with their counts; the
+// ones that cannot be swept go to `not_swept` with the reason.
+std::vector<Shape> choose_shapes(const nlohmann::json& layers, const ShapesRequest& request,
+                                 const std::string& workload, nlohmann::json& not_swept) {
+  const std::regex pattern = layers_pattern(request.layers);
   std::vector<Shape> shapes;
   std::map<std::string, size_t> shape_of;
-  nlohmann::json not_swept = nlohmann::json::array();
   std::vector<std::string> all_modules;
-  for (const auto& l : layers.at("layers")) {
+  for (const auto& l : layers) {
     const std::string module = l.at("module").get<std::string>();
     all_modules.push_back(module);
     if (!std::regex_search(module, pattern)) continue;
@@ -112,6 +93,7 @@ nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
     if (fresh) {
       Shape shape;
       shape.geometry = g;
+      shape.counts = channel_counts(request.channels, g.out_channels());
       shapes.push_back(std::move(shape));
     }
     Shape& s = shapes[it->second];
@@ -124,11 +106,73 @@ nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
   if (shapes.empty() && not_swept.empty()) {
     std::string names;
     for (size_t i = 0; i < all_modules.size() && i < 8; ++i) names += (i ? ", " : "") + all_modules[i];
-    throw UsageError("--layers '" + request.layers + "' matches none of " + workload.info().name + "'s " +
+    throw UsageError("--layers '" + request.layers + "' matches none of " + workload + "'s " +
                      std::to_string(all_modules.size()) + " layers (" + names +
                      (all_modules.size() > 8 ? ", ..." : "") + ")");
   }
-  for (auto& s : shapes) s.counts = channel_counts(request.channels, s.geometry.out_channels());
+  return shapes;
+}
+
+// One shape's entry of the document: its curve, cliffs, front and the
+// choices at the ratio; adds the layer's change under each pruning.
+nlohmann::json analyse_shape(const Shape& s, const std::vector<ChannelTime>& times, double step_s, double ratio,
+                             std::vector<LayerChange>& naive, std::vector<LayerChange>& aware) {
+  std::vector<CurvePoint> curve, forward_curve;
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& t : times) {
+    curve.push_back(point(t.channels, t.training));
+    forward_curve.push_back(point(t.channels, t.forward));
+    points.push_back(
+        {{"channels", t.channels}, {"forward", summary_json(t.forward)}, {"training", summary_json(t.training)}});
+  }
+  const int64_t original = s.geometry.out_channels();
+  const double at_original = largest_at_most(curve, original)->mean;  // the counts always hold the original
+  // The share of the step: the layers probe's in-model time where host time
+  // is the computation (CPU); else the sweep's own time at the original count.
+  const double share = s.share ? *s.share : s.calls_per_iteration * at_original / step_s;
+  const auto bound = static_cast<int64_t>(std::floor(ratio * static_cast<double>(original)));
+  const auto naive_choice = largest_at_most(curve, bound);
+  // No performance-aware count at or below the bound (every one is beaten by
+  // a count above it): the aware pruning takes the naive count too, so both
+  // prune every layer to the bound.
+  auto aware_choice = best_at_most(curve, bound);
+  if (!aware_choice) aware_choice = naive_choice;
+  if (naive_choice) naive.push_back({share, naive_choice->mean / at_original});
+  if (aware_choice) aware.push_back({share, aware_choice->mean / at_original});
+  return {{"modules", s.modules},
+          {"geometry", to_json(s.geometry)},
+          {"original_channels", original},
+          {"calls_per_iteration", s.calls_per_iteration},
+          {"in_model_s", s.in_model_s},
+          {"share_of_step", share},
+          {"curve", points},
+          {"cliffs", cliffs_json(find_cliffs(curve))},
+          {"forward_cliffs", cliffs_json(find_cliffs(forward_curve))},
+          {"front", performance_front(curve)},
+          {"at_ratio", {{"bound", bound}, {"naive", choice_json(naive_choice)}, {"aware", choice_json(aware_choice)}}}};
+}
+
+}  // namespace
+
+nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
+                          const std::function<void(const std::string&)>& progress) {
+  (void)layers_pattern(request.layers);  // the options' form, before the run
+  (void)channel_counts(request.channels, 4096);
+  if (!(request.ratio > 0 && request.ratio <= 1))
+    throw UsageError(
+        fmt::format("--ratio {} must be above 0 and at most 1 (the share of channels kept)", request.ratio));
+
+  const RunOutcome run = run_benchmark(model_run_options(request.options), workload, {"layers"});
+  if (run.partial) throw Error("the workload's run was interrupted before its layers were recorded");
+  const nlohmann::json& result = run.result;
+  const nlohmann::json& layers = result.at("layers").at("layers");
+  if (layers.empty())
+    throw UsageError(workload.info().name +
+                     " names no convolution or linear layer by its weights (Workload::named_weights), so tbd "
+                     "shapes has nothing to sweep; resnet50, inception3, gpt, llama and the other one-model "
+                     "workloads do");
+  nlohmann::json not_swept = nlohmann::json::array();
+  const std::vector<Shape> shapes = choose_shapes(layers, request, workload.info().name, not_swept);
 
   const nlohmann::json& summary = result.at("summary");
   const double step_s = summary.at("mean_s").get<double>();
@@ -141,40 +185,7 @@ nlohmann::json run_shapes(const ShapesRequest& request, Workload& workload,
       progress(fmt::format("{}/{} {} {} ({} counts)", i + 1, shapes.size(), s.modules.front(), s.geometry.describe(),
                            s.counts.size()));
     const auto times = sweep_layer(s.geometry, s.counts, device, request.timing, [] { return interrupt_requested(); });
-    std::vector<CurvePoint> curve, forward_curve;
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& t : times) {
-      curve.push_back(point(t));
-      forward_curve.push_back(forward_point(t));
-      points.push_back(
-          {{"channels", t.channels}, {"forward", summary_json(t.forward)}, {"training", summary_json(t.training)}});
-    }
-    const int64_t original = s.geometry.out_channels();
-    const auto at_original = largest_at_most(curve, original);
-    // The share of the step: the layers probe's in-model time where host time
-    // is the computation (CPU); else the sweep's own time at the original count.
-    const double share = s.share ? *s.share : s.calls_per_iteration * at_original->mean / step_s;
-    const auto bound = static_cast<int64_t>(std::floor(request.ratio * static_cast<double>(original)));
-    const auto naive_choice = largest_at_most(curve, bound);
-    // No performance-aware count at or below the bound (every one is beaten by
-    // a count above it): the aware pruning takes the naive count too, so
-    // both prune every layer to the bound.
-    auto aware_choice = best_at_most(curve, bound);
-    if (!aware_choice) aware_choice = naive_choice;
-    if (naive_choice) naive.push_back({share, naive_choice->mean / at_original->mean});
-    if (aware_choice) aware.push_back({share, aware_choice->mean / at_original->mean});
-    entries.push_back(
-        {{"modules", s.modules},
-         {"geometry", to_json(s.geometry)},
-         {"original_channels", original},
-         {"calls_per_iteration", s.calls_per_iteration},
-         {"in_model_s", s.in_model_s},
-         {"share_of_step", share},
-         {"curve", points},
-         {"cliffs", cliffs_json(find_cliffs(curve))},
-         {"forward_cliffs", cliffs_json(find_cliffs(forward_curve))},
-         {"front", performance_front(curve)},
-         {"at_ratio", {{"bound", bound}, {"naive", choice_json(naive_choice)}, {"aware", choice_json(aware_choice)}}}});
+    entries.push_back(analyse_shape(s, times, step_s, request.ratio, naive, aware));
   }
 
   const bool host_share = shapes.empty() || shapes.front().share.has_value();
