@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pruning check of tbd shapes (docs/analysis.md#shapes): sweeps one
+# The pruning check of tbd shapes (docs/analysis.md#tbd-shapes): sweeps one
 # resnet50 layer, takes its worst cliff (count c slower than a larger count
 # c' beyond both intervals) and the performance-aware count nearest below
 # c, then trains the whole model with that layer at c, at that count and at

@@ -2,7 +2,7 @@
 // [--out FILE]` and the `tbd run` options that shape a layer's input: which
 // output-channel counts each convolution and linear layer runs fast at, the
 // cliffs, the performance-aware counts and the Amdahl estimate of a pruned
-// step (src/tbd/study/shapes.h, docs/analysis.md#shapes).
+// step (src/tbd/study/shapes.h, docs/analysis.md#tbd-shapes).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -44,6 +44,14 @@ Command add_shapes_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("workload", a->workload, "Workload name (resnet50)")->required();
   declare_table_options(*cmd, *a, kShapesOptions);
+  // The timing options mean the sweep's calls here, not a run's iterations.
+  cmd->get_option("--warmup")
+      ->description("Calls of each count, forward and training, before any timing")
+      ->default_str("2");
+  cmd->get_option("--iters")->description("Calls per repetition of each count")->default_str("5");
+  cmd->get_option("--repeat")
+      ->description("Repetitions of each count, the unit of its confidence interval (2 or more)")
+      ->default_str("5");
   cmd->add_option("--layers", request->layers,
                   "The layers to sweep: a regular expression searched in each module path (layer3\\..*conv2); "
                   "default: every convolution and linear layer");
@@ -58,8 +66,8 @@ Command add_shapes_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print the analysis as JSON instead of the table");
   cmd->footer(
       "Example: tbd shapes resnet50 --scale small --batch-size 8 --layers 'layer3\\.0\\.conv' --out shapes.json\n"
-      "--warmup, --repeat and --iters time each count (default 2 warm-up calls, 5 repetitions of 5 calls).\n"
-      "Definitions: docs/analysis.md#shapes. Exit status: 0 done, 1 the run or a sweep failed, 2 bad usage.");
+      "The workload's own run (for the shapes and the step time) is 2 warm-up, 3 x 2 timed, 1 instrumented iteration.\n"
+      "Definitions: docs/analysis.md#tbd-shapes. Exit status: 0 done, 1 the run or a sweep failed, 2 bad usage.");
   return {cmd, [a, request, out, json]() {
             request->options = resolve(*a);
             if (!out->empty()) check_output_path(*out);

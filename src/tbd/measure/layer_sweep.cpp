@@ -48,11 +48,8 @@ at::MemoryFormat memory_format_of(const LayerGeometry& g) {
 
 using Clock = std::chrono::steady_clock;
 
-}  // namespace
-
-std::vector<ChannelTime> sweep_layer(const LayerGeometry& g, const std::vector<int64_t>& channels, c10::Device device,
-                                     const SweepTiming& timing, const std::function<bool()>& interrupted) {
-  if (const auto why = g.unsweepable_reason(); !why.empty()) throw Error("cannot sweep " + why);
+std::vector<ChannelTime> sweep_counts(const LayerGeometry& g, const std::vector<int64_t>& channels, c10::Device device,
+                                      const SweepTiming& timing, const std::function<bool()>& interrupted) {
   const c10::AutoGradMode grad(true);
   const auto options = at::TensorOptions().dtype(scalar_type_named(g.dtype)).device(device);
   const at::Tensor x =
@@ -67,12 +64,9 @@ std::vector<ChannelTime> sweep_layer(const LayerGeometry& g, const std::vector<i
     if (g.kind != "linear") v.weight = v.weight.contiguous(memory_format_of(g));
     v.weight.requires_grad_(true);
     if (g.bias) v.bias = at::randn({c}, options).requires_grad_(true);
-    try {
+    {
       const c10::NoGradGuard no_grad;
       v.grad_output = at::randn_like(apply(g, x, v));
-    } catch (const c10::OutOfMemoryError&) {
-      throw Error("out of device memory building the layer with " + std::to_string(c) +
-                  " output channels: a smaller --batch-size or fewer --channels");
     }
     variants.push_back(std::move(v));
   }
@@ -101,6 +95,19 @@ std::vector<ChannelTime> sweep_layer(const LayerGeometry& g, const std::vector<i
   std::vector<ChannelTime> out;
   for (const auto& v : variants) out.push_back({v.channels, summarize(v.forward_s), summarize(v.training_s)});
   return out;
+}
+
+}  // namespace
+
+std::vector<ChannelTime> sweep_layer(const LayerGeometry& g, const std::vector<int64_t>& channels, c10::Device device,
+                                     const SweepTiming& timing, const std::function<bool()>& interrupted) {
+  if (const auto why = g.unsweepable_reason(); !why.empty()) throw Error("cannot sweep " + why);
+  try {
+    return sweep_counts(g, channels, device, timing, interrupted);
+  } catch (const c10::OutOfMemoryError&) {
+    throw Error("out of device memory sweeping " + g.describe() + " up to " + std::to_string(channels.back()) +
+                " output channels: a smaller --batch-size, or fewer or smaller --channels");
+  }
 }
 
 }  // namespace tbd

@@ -7,7 +7,7 @@
 // calls between two device synchronisations with nothing else in it; the
 // counts take turns within each repetition (rotated from one repetition to
 // the next), so a slow spell of the machine is shared among them rather
-// than landing on one count. docs/analysis.md#shapes.
+// than landing on one count. docs/analysis.md#tbd-shapes.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The analysis of one layer's time against its output-channel count (`tbd
-// shapes`, docs/analysis.md#shapes): which counts to time, the cliffs (a
+// shapes`, docs/analysis.md#tbd-shapes): which counts to time, the cliffs (a
 // count slower than a larger one beyond both confidence intervals), the
 // performance-aware counts (the Pareto front: no larger count is faster),
 // the count a pruning ratio allows, and the Amdahl estimate of the step.

@@ -1,5 +1,5 @@
 // `tbd shapes W`: which output-channel counts each convolution and linear
-// layer of a workload runs fast at (docs/analysis.md#shapes). One short run
+// layer of a workload runs fast at (docs/analysis.md#tbd-shapes). One short run
 // of the workload with the layers probe records each layer's input shape
 // and share of the step; then each distinct layer shape is timed alone over
 // the channel counts (layer_sweep.h) and analysed (channel_curve.h): the

@@ -71,7 +71,7 @@ class ResNet50 final : public Recipe<nn::ResNet> {
                      real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay"),
                      text_setting("widths", "published", "layer3.0.conv2:232,layer1.0.conv1:56",
                                   "pruned output channels of blocks' conv1/conv2 (tbd shapes' check; "
-                                  "docs/analysis.md#shapes)")},
+                                  "docs/analysis.md#tbd-shapes)")},
         .lr_reference_batch = 256};  // Goyal et al. 2017: 0.1 per 256 images
     return info;
   }

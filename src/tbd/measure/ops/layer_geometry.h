@@ -2,7 +2,7 @@
 // shape, the weight's shape and the convolution's arguments, the dtype the
 // operator computed in and the input's memory format. The layers probe
 // records it from the operator stream; `tbd shapes` rebuilds the call from
-// it with other output-channel counts (docs/analysis.md#shapes).
+// it with other output-channel counts (docs/analysis.md#tbd-shapes).
 #pragma once
 
 #include <cstdint>

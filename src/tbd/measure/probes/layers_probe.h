@@ -4,7 +4,7 @@
 // the instrumented iterations: the host wall time of its forward operator
 // plus that of the autograd nodes its forward made, run in backward
 // (matched by sequence number, as PyTorch's profiler links them). What
-// `tbd shapes` sweeps and weighs (docs/analysis.md#shapes,
+// `tbd shapes` sweeps and weighs (docs/analysis.md#tbd-shapes,
 // docs/metrics.md#layers).
 //
 // A layer is found by its weight: a convolution or matrix-multiply operator
