@@ -1,5 +1,5 @@
-// Result files (tbd.result/1 and the scale, sweep, suite and prediction
-// documents) as `tbd report`, `tbd compare` and `tbd predict` read them: the
+// Result files (tbd.result/1 and the scale, sweep, suite, prediction and
+// shapes documents) as `tbd report`, `tbd compare` and `tbd predict` read them: the
 // loader's checks (each kind's reader), then what the commands do with
 // every document it accepted: the report model and its Markdown, a
 // comparison, and each prediction model on each run.
@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tbd::fuzz::expect_value_or_error([&] { tbd::predict_class_speedups(run.result, {{"gemm", 2.0}}); });
     tbd::fuzz::expect_value_or_error([&] { tbd::predict_at_roofline(run.result); });
   }
-  if (!set.runs.empty() || !set.sweeps.empty() || !set.suites.empty() || !set.predictions.empty()) {
+  if (!set.runs.empty() || !set.sweeps.empty() || !set.suites.empty() || !set.predictions.empty() ||
+      !set.shapes.empty()) {
     tbd::fuzz::expect_value_or_error([&] { tbd::render_markdown(tbd::build_report_model(set, path)); });
     tbd::fuzz::expect_value_or_error([&] { tbd::compare_results(set, set, {}, path, path); });
   }

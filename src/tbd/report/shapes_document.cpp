@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tbd/core/error.h"
 #include "tbd/measure/ops/layer_geometry.h"
 
 namespace tbd {
