@@ -90,6 +90,7 @@ expect_exit 2 "--set widths: 'layer2.0.conv3' is not a convolution whose width c
   run resnet50 --scale tiny --set widths=layer2.0.conv3:8
 expect_exit 2 "is not NAME:COUNT" -- run resnet50 --scale tiny --set widths=layer2.0.conv1:0
 expect_exit 2 "is not NAME:COUNT" -- run resnet50 --scale tiny --set widths=layer2.0.conv1
+expect_exit 2 "ends with an empty item" -- run resnet50 --scale tiny --set widths=layer2.0.conv1:8,
 expect_exit 2 "names layer2.0.conv1 twice" -- run resnet50 --scale tiny --set widths=layer2.0.conv1:8,layer2.0.conv1:9
 
 # Bad input: exit 2, the reason named, no document written.

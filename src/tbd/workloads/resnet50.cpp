@@ -41,6 +41,8 @@ std::map<std::string, int64_t> widths_from(const std::string& text) {
   std::map<std::string, int64_t> widths;
   if (text == "published") return widths;
   const std::string fix = "give widths=NAME:COUNT,... such as widths=layer3.0.conv2:232,layer1.0.conv1:56";
+  // getline drops a trailing empty item ("a:8,"), so that one is looked for here.
+  if (text.back() == ',') throw UsageError("--set widths '" + text + "' ends with an empty item; " + fix);
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ',')) {

@@ -174,7 +174,7 @@ void LayersProbe::watch(const std::map<std::string, at::Tensor>& named_weights) 
     const std::string kind = kind_of_weight(w.dim());
     if (kind.empty() || !w.defined() || !w.has_storage()) continue;
     const std::string module = top ? std::string("(model)") : name.substr(0, name.size() - 7);
-    weights_[w.data_ptr()] = {module, kind, w.sizes().vec(),
+    weights_[w.data_ptr()] = {module, kind, w.sizes().vec(), w.numel(),
                               named_weights.contains(top ? std::string("bias") : module + ".bias")};
   }
   start();
@@ -183,9 +183,7 @@ void LayersProbe::watch(const std::map<std::string, at::Tensor>& named_weights) 
 const LayersProbe::Weight* LayersProbe::weight_at(const void* data, int64_t numel) const {
   const auto it = weights_.find(data);
   if (it == weights_.end()) return nullptr;
-  int64_t n = 1;
-  for (auto s : it->second.sizes) n *= s;
-  return n == numel ? &it->second : nullptr;
+  return it->second.numel == numel ? &it->second : nullptr;
 }
 
 void LayersProbe::add_forward(const std::string& module, const LayerGeometry& g, double seconds,

@@ -57,8 +57,9 @@ class LayersProbe : public Probe {
   std::vector<LayerRecord> records() const;
   // The result's "layers" section: per layer and iteration.
   nlohmann::json document() const;
-  // For tests without a runner: the weights to look for, then
-  // on_window_begin/on_iteration_begin(true)/on_phase_begin(forward).
+  // The weights to look for, and the callback installed (on_window_begin
+  // calls it with the workload's; tests without a runner call it, then
+  // on_iteration_begin(true) and on_phase_begin(forward)).
   void watch(const std::map<std::string, at::Tensor>& named_weights);
 
   // Called by the RecordFunction callbacks (layers_probe.cpp).
@@ -66,6 +67,7 @@ class LayersProbe : public Probe {
     std::string module;  // the parameter's module path
     std::string kind;    // from the parameter's rank: conv1d/2d/3d or linear
     std::vector<int64_t> sizes;
+    int64_t numel = 0;  // elements: an operator's weight argument must have as many
     bool bias = false;  // the module has a bias parameter
   };
   const Weight* weight_at(const void* data, int64_t numel) const;
