@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/options.h"
@@ -66,7 +67,9 @@ TEST(LlamaMemoryPlan, MatchesTheMemoryProbeAtSmallScale) {
   };
   for (const Case& c :
        {Case{"fp32", "none", Precision::fp32}, Case{"fp32 full", "full", Precision::fp32},
-        Case{"fp32 selective=2", "selective=2", Precision::fp32}, Case{"bf16 autocast", "none", Precision::bf16}}) {
+        Case{"fp32 selective=2", "selective=2", Precision::fp32}, Case{"bf16 autocast", "none", Precision::bf16},
+        // A checkpointed block keeps no autocast weight copies.
+        Case{"bf16 selective=2", "selective=2", Precision::bf16}}) {
     RunOptions o = llama_run(Scale::small, 1);
     o.activation_checkpointing = parse_activation_checkpointing(c.checkpointing);
     o.precision = c.precision;
@@ -110,6 +113,58 @@ TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding)
   EXPECT_GT(plan.peak_bytes, 16 * n);
   o.settings = {{"size", "1b"}};
   EXPECT_LT(plan_of(o).peak_bytes, 80e9);  // 1B fits at one 8,192-token sequence
+}
+
+// One rank's plan of 8B on 64 ranks against ZeRO's formulas, written here
+// from REFERENCE.md's shapes (root: embedding V·d, untied output V·d, final
+// norm d; the rest in the 32 blocks) rather than from the plan's code.
+TEST(LlamaMemoryPlan, ShardedModelStateFollowsZerosFormulas) {
+  RunOptions o;
+  o.workload = "llama";
+  o.batch_size = 1;
+  o.precision = Precision::bf16;
+  o.device = "cuda";
+  o.activation_checkpointing = parse_activation_checkpointing("full");
+  o.settings = {{"size", "8b"}};
+  o.world_size = 64;
+  const double psi = 8030261248.0, root = 2.0 * 128256 * 4096 + 4096, n = 64;
+  const auto state = [&](Sharding s) {
+    o.sharding = s;
+    const MemoryPlan plan = plan_of(o);
+    std::map<std::string, double> bytes;
+    for (const auto& t : plan.model_state) bytes[t.name] = t.bytes;
+    return std::pair{bytes, plan.peak_bytes};
+  };
+  const auto [none, none_peak] = state(Sharding::none);
+  const auto [stage1, stage1_peak] = state(Sharding::optimizer);
+  const auto [stage2, stage2_peak] = state(Sharding::gradients);
+  const auto [stage3, stage3_peak] = state(Sharding::full);
+  EXPECT_DOUBLE_EQ(none.at("weights") + none.at("gradients") + none.at("optimizer_state"), 16 * psi);
+  EXPECT_DOUBLE_EQ(stage1.at("weights") + stage1.at("gradients"), 8 * psi);
+  EXPECT_DOUBLE_EQ(stage1.at("optimizer_state"), 8 * psi / n);
+  EXPECT_DOUBLE_EQ(stage2.at("weights"), 4 * psi);
+  EXPECT_DOUBLE_EQ(stage2.at("gradients") + stage2.at("optimizer_state"), 12 * psi / n);
+  EXPECT_NEAR(stage3.at("weights"), 4 * root + 4 * (psi - root) / n, 1.0);
+  EXPECT_DOUBLE_EQ(stage3.at("gradients") + stage3.at("optimizer_state"), 12 * psi / n);
+  EXPECT_GT(none_peak, stage1_peak);
+  EXPECT_GT(stage1_peak, stage2_peak);
+  EXPECT_GT(stage2_peak, stage3_peak);
+  EXPECT_GT(none_peak, 80e9);    // 8B does not fit an 80 GB device replicated ...
+  EXPECT_LT(stage3_peak, 80e9);  // ... and does with ZeRO-3 over 64 ranks
+}
+
+// With gradient accumulation the earlier micro-batches' gradients are kept
+// whole (sharding reduces only the last micro-batch's), so ZeRO-2 saves
+// nothing on them at the start of the last backward.
+TEST(LlamaMemoryPlan, AccumulatedGradientsStayWholeWhenSharded) {
+  RunOptions o = llama_run(Scale::small, 2);
+  o.world_size = 4;
+  o.sharding = Sharding::gradients;
+  const double one = plan_of(o).peak_bytes;
+  o.grad_accum = 2;
+  const MemoryPlan accumulated = plan_of(o);
+  const double psi = static_cast<double>(accumulated.parameters);
+  EXPECT_DOUBLE_EQ(accumulated.peak_bytes - one, 4 * psi);
 }
 
 TEST(LlamaMemoryPlan, OtherWorkloadsHaveNoShapeModel) {

@@ -26,8 +26,8 @@ namespace {
 // The options a step's memory depends on; the rest of `tbd run`'s (timing,
 // probes, outputs) change nothing here.
 const std::vector<std::string> kPlanOptions = {
-    "--device", "--batch-size", "--grad-accum", "--precision",         "--activation-checkpointing",
-    "--scale",  "--set",        "--nproc",      "--embedding-sharding"};
+    "--device", "--batch-size",         "--grad-accum", "--precision", "--activation-checkpointing", "--scale", "--set",
+    "--nproc",  "--embedding-sharding", "--sharding",   "--bucket-mb"};
 
 struct Capacity {
   double bytes = 0;    // 0: unknown
@@ -49,10 +49,45 @@ Capacity device_capacity(const RunOptions& o, const std::string& given) {
   return {static_cast<double>(available), available > 0 ? "this host's available memory (MemAvailable)" : ""};
 }
 
+// The fewest ranks (a power of two, up to 65,536) at which each ZeRO
+// strategy's plan of this step fits `capacity` bytes per rank; null where
+// none does (what sharding does not divide is too large). Empty where the
+// workload cannot shard its model state.
+nlohmann::json fewest_ranks_that_fit(const Workload& workload, RunOptions options, const Settings& settings,
+                                     double capacity) {
+  const WorkloadInfo& info = workload.info();
+  if (!info.sharding_refusal.empty() || !info.data_parallel_refusal.empty()) return nlohmann::json::object();
+  nlohmann::json out = nlohmann::json::object();
+  for (const Sharding s : {Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full}) {
+    options.sharding = s;
+    nlohmann::json fewest = nullptr;
+    for (int n = 1; n <= 65536; n *= 2) {
+      options.world_size = n;
+      if (workload.memory_plan(options, settings)->peak_bytes <= capacity) {
+        fewest = n;
+        break;
+      }
+      if (s == Sharding::none) break;  // replicated, every rank holds the same
+    }
+    out[to_string(s)] = fewest;
+  }
+  return out;
+}
+
 std::string both_units(double bytes) {
   // GiB as the rest of tbd prints memory; GB as datasheets and papers do.
   if (bytes < 1e9) return format_bytes(bytes);
   return fmt::format("{} ({:.1f} GB)", format_bytes(bytes), bytes / 1e9);
+}
+
+// "; rank 0 of 64, --sharding full (ZeRO-3)" for a data-parallel plan.
+std::string rank_text(const RunOptions& o) {
+  if (o.embedding_sharding != EmbeddingSharding::replicate)
+    return fmt::format("; rank 0 of {}, tables {}", o.world_size, to_string(o.embedding_sharding));
+  if (o.sharding != Sharding::none)
+    return fmt::format("; rank 0 of {}, --sharding {} (ZeRO-{})", o.world_size, to_string(o.sharding),
+                       static_cast<int>(o.sharding));
+  return o.world_size > 1 ? fmt::format("; rank 0 of {}, replicated", o.world_size) : std::string();
 }
 
 }  // namespace
@@ -73,91 +108,100 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print the plan as JSON");
   cmd->footer(
       "Example: tbd plan llama --set size=8b --precision bf16 --activation-checkpointing full --device-memory 80G\n"
+      "         tbd plan llama --set size=70b --precision bf16 --activation-checkpointing full --device-memory 80G "
+      "--nproc 32 --sharding full\n"
       "The formulas: docs/metrics.md#memory-plan. Exit status: 0 planned (fitting or not), 2 bad usage.");
-  return {
-      cmd, [a, device_memory, json]() {
-        RunOptions options = resolve(*a);
-        const auto workload = create_workload(options.workload);  // an unknown name fails here, listing the known
-        const WorkloadInfo& info = workload->info();
-        check_activation_checkpointing_supported(info, options);
-        check_grad_accum_supported(info, options.grad_accum);
-        check_embedding_sharding_supported(info, options, options.nproc_given);
-        if (options.nproc > 1 && !info.shardable_embedding_tables)
-          throw UsageError("tbd plan models data-parallel ranks for dlrm's embedding tables only; " + info.name +
-                           "'s plan is one replicated rank's: drop --nproc (ZeRO's per-rank state: tbd predict "
-                           "RESULT --nproc N --sharding S)");
-        options.world_size = options.nproc;  // the plan is rank 0's of --nproc N
-        const Settings settings(info.settings, options.settings, info.name);
-        if (options.batch_size == 0) options.batch_size = info.default_batch;
-        const auto plan = workload->memory_plan(options, settings);
-        if (!plan)
-          throw UsageError("tbd plan has no shape model of " + info.name +
-                           "'s memory (it has one for llama and dlrm); measure it instead: tbd run " + info.name +
-                           " --probes memory, and tbd predict RESULT --memory-limit SIZE for the batch that fits");
-        const Capacity capacity = device_capacity(options, *device_memory);
-        nlohmann::json out = to_json(*plan);
-        out["workload"] = {{"name", info.name},
-                           {"model", workload->model_title(settings)},
-                           {"scale", to_string(options.scale)},
-                           {"batch_size", options.batch_size},
-                           {"grad_accum", options.grad_accum},
-                           {"precision", to_string(options.precision)},
-                           {"device", options.device},
-                           {"ranks", options.world_size},
-                           {"embedding_sharding", to_string(options.embedding_sharding)}};
-        if (capacity.bytes > 0) {
-          out["device_memory"] = {{"bytes", capacity.bytes}, {"source", capacity.source}};
-          out["fits"] = plan->peak_bytes <= capacity.bytes;
-        } else {
-          out["device_memory"] = {{"not_available", capacity.source.empty() ? "unknown" : capacity.source}};
-          out["fits"] = nullptr;
-        }
-        if (*json) {
-          std::cout << out.dump(2) << "\n";
-          return 0;
-        }
-        std::cout << fmt::format(
-            "{}\n  {} scale: {} parameters, batch {} x {} micro-batches, {}, {}{}\n", workload->model_title(settings),
-            to_string(options.scale), with_thousands(plan->parameters), options.batch_size, options.grad_accum,
-            to_string(options.precision), options.device,
-            options.world_size > 1 || options.embedding_sharding != EmbeddingSharding::replicate
-                ? fmt::format("; rank 0 of {}, tables {}", options.world_size, to_string(options.embedding_sharding))
-                : std::string());
-        const auto print_terms = [](const char* title, const std::vector<MemoryPlanTerm>& terms, double total) {
-          std::cout << fmt::format("  {:<26} {:>24}\n", title, both_units(total));
-          for (const auto& t : terms)
-            std::cout << fmt::format("    {:<24} {:>24}  {}\n", t.name, both_units(t.bytes), t.formula);
-        };
-        print_terms("model state", plan->model_state, plan->model_state_bytes());
-        print_terms("activations / micro-batch", plan->activations, plan->activation_bytes());
-        double transient = 0;
-        for (const auto& t : plan->transients) transient += t.bytes;
-        print_terms("transients at the peak", plan->transients, transient);
-        std::cout << fmt::format("  {:<26} {:>24}  at {}\n", "peak", both_units(plan->peak_bytes), plan->peak_moment);
-        if (capacity.bytes > 0) {
-          const bool fits = plan->peak_bytes <= capacity.bytes;
-          std::cout << fmt::format("  {} {} of {} ({})\n",
-                                   fits ? "fits:" : "does not fit:", both_units(plan->peak_bytes),
-                                   both_units(capacity.bytes), capacity.source);
-          if (!fits && plan->model_state_bytes() > capacity.bytes)
-            std::cout << "  the model state alone (" << both_units(plan->model_state_bytes())
-                      << (info.shardable_embedding_tables
-                              ? ") exceeds it: place the tables across ranks (--nproc N --embedding-sharding "
-                                "row or table) or cap them (--set max_rows=N)\n"
-                              : ") exceeds it: shard it across ranks (ZeRO/FSDP) or choose a smaller --set "
-                                "size\n");
-          else if (!fits)
-            std::cout << "  the activations make the difference: --activation-checkpointing full, a smaller "
-                         "--batch-size (with --grad-accum for the same step batch) or a shorter context\n";
-        } else {
-          std::cout << "  fits: not available (" << (capacity.source.empty() ? "unknown" : capacity.source)
-                    << "); give --device-memory\n";
-        }
-        std::cout << "  assumed: ";
-        for (size_t i = 0; i < plan->assumptions.size(); ++i) std::cout << (i ? "; " : "") << plan->assumptions[i];
-        std::cout << "\n";
-        return 0;
-      }};
+  return {cmd, [a, device_memory, json]() {
+            RunOptions options = resolve(*a);
+            const auto workload = create_workload(options.workload);  // an unknown name fails here, listing the known
+            const WorkloadInfo& info = workload->info();
+            check_activation_checkpointing_supported(info, options);
+            check_grad_accum_supported(info, options.grad_accum);
+            check_embedding_sharding_supported(info, options, options.nproc_given);
+            check_sharding_supported(info, options, options.nproc_given);
+            refuse_data_parallel(info, options.nproc);
+            options.world_size = options.nproc;  // the plan is rank 0's of --nproc N
+            const Settings settings(info.settings, options.settings, info.name);
+            if (options.batch_size == 0) options.batch_size = info.default_batch;
+            const auto plan = workload->memory_plan(options, settings);
+            if (!plan)
+              throw UsageError("tbd plan has no shape model of " + info.name +
+                               "'s memory (it has one for llama and dlrm); measure it instead: tbd run " + info.name +
+                               " --probes memory, and tbd predict RESULT --memory-limit SIZE for the batch that fits");
+            const Capacity capacity = device_capacity(options, *device_memory);
+            nlohmann::json out = to_json(*plan);
+            out["workload"] = {{"name", info.name},
+                               {"model", workload->model_title(settings)},
+                               {"scale", to_string(options.scale)},
+                               {"batch_size", options.batch_size},
+                               {"grad_accum", options.grad_accum},
+                               {"precision", to_string(options.precision)},
+                               {"device", options.device},
+                               {"ranks", options.world_size},
+                               {"sharding", to_string(options.sharding)},
+                               {"embedding_sharding", to_string(options.embedding_sharding)}};
+            if (capacity.bytes > 0) {
+              out["device_memory"] = {{"bytes", capacity.bytes}, {"source", capacity.source}};
+              out["fits"] = plan->peak_bytes <= capacity.bytes;
+              out["fewest_ranks_that_fit"] = fewest_ranks_that_fit(*workload, options, settings, capacity.bytes);
+            } else {
+              out["device_memory"] = {{"not_available", capacity.source.empty() ? "unknown" : capacity.source}};
+              out["fits"] = nullptr;
+            }
+            if (*json) {
+              std::cout << out.dump(2) << "\n";
+              return 0;
+            }
+            std::cout << fmt::format("{}\n  {} scale: {} parameters, batch {} x {} micro-batches, {}, {}{}\n",
+                                     workload->model_title(settings), to_string(options.scale),
+                                     with_thousands(plan->parameters), options.batch_size, options.grad_accum,
+                                     to_string(options.precision), options.device, rank_text(options));
+            const auto print_terms = [](const char* title, const std::vector<MemoryPlanTerm>& terms, double total) {
+              std::cout << fmt::format("  {:<26} {:>24}\n", title, both_units(total));
+              for (const auto& t : terms)
+                std::cout << fmt::format("    {:<24} {:>24}  {}\n", t.name, both_units(t.bytes), t.formula);
+            };
+            print_terms("model state", plan->model_state, plan->model_state_bytes());
+            print_terms("activations / micro-batch", plan->activations, plan->activation_bytes());
+            double transient = 0;
+            for (const auto& t : plan->transients) transient += t.bytes;
+            print_terms("transients at the peak", plan->transients, transient);
+            std::cout << fmt::format("  {:<26} {:>24}  at {}\n", "peak", both_units(plan->peak_bytes),
+                                     plan->peak_moment);
+            if (capacity.bytes > 0) {
+              const bool fits = plan->peak_bytes <= capacity.bytes;
+              std::cout << fmt::format("  {} {} of {} ({})\n",
+                                       fits ? "fits:" : "does not fit:", both_units(plan->peak_bytes),
+                                       both_units(capacity.bytes), capacity.source);
+              if (!fits && plan->model_state_bytes() > capacity.bytes)
+                std::cout << "  the model state alone (" << both_units(plan->model_state_bytes())
+                          << (info.shardable_embedding_tables
+                                  ? ") exceeds it: place the tables across ranks (--nproc N --embedding-sharding "
+                                    "row or table) or cap them (--set max_rows=N)\n"
+                                  : ") exceeds it: shard it across ranks (ZeRO/FSDP) or choose a smaller --set "
+                                    "size\n");
+              else if (!fits)
+                std::cout << "  the activations make the difference: --activation-checkpointing full, a smaller "
+                             "--batch-size (with --grad-accum for the same step batch) or a shorter context\n";
+              const auto& fewest = out["fewest_ranks_that_fit"];
+              if (!fits && !fewest.empty()) {
+                std::cout << "  fewest ranks that fit (a power of two; tbd plan ... --nproc N --sharding S):";
+                for (const Sharding s : {Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full}) {
+                  const auto& n = fewest.at(to_string(s));
+                  std::cout << fmt::format("{} {} {}", s == Sharding::none ? "" : ";", to_string(s),
+                                           n.is_null() ? "at none" : std::to_string(n.get<int>()));
+                }
+                std::cout << "\n";
+              }
+            } else {
+              std::cout << "  fits: not available (" << (capacity.source.empty() ? "unknown" : capacity.source)
+                        << "); give --device-memory\n";
+            }
+            std::cout << "  assumed: ";
+            for (size_t i = 0; i < plan->assumptions.size(); ++i) std::cout << (i ? "; " : "") << plan->assumptions[i];
+            std::cout << "\n";
+            return 0;
+          }};
 }
 
 }  // namespace tbd::cli

@@ -73,7 +73,41 @@ assert "table optimizer state" not in plan("--set", "config=rm2")
 PY
 expect_exit 0 "rank 0 of 8, tables table" -- plan dlrm --set config=dcnv2 --nproc 8 --embedding-sharding table
 expect_exit 0 "place the tables across ranks" -- plan dlrm --set config=dcnv2 --device-memory 80G
-expect_exit 2 "models data-parallel ranks for dlrm's embedding tables only" -- plan llama --nproc 2
+
+# Sharded data parallelism (--sharding, ZeRO): rank 0's plan of a small
+# two-rank run against what that run measured: its model state per rank
+# (distributed.sharding, from the tensors it holds) within 1%, its peak
+# (the memory probe's, less the batch's ids and "other") within 5%.
+for s in gradients full; do
+  "$TBD" plan llama --scale small --nproc 2 --sharding "$s" --json >"$WORK/llama-$s-plan.json" || fail "plan llama $s"
+  "$TBD" run llama --scale small --nproc 2 --sharding "$s" --threads 1 --repeat 1 --iters 1 --warmup 1 \
+    --probes memory --quiet --out "$WORK/llama-$s-run.json" || fail "run llama --sharding $s"
+  python3 - "$WORK/llama-$s-plan.json" "$WORK/llama-$s-run.json" <<'PY2' || fail "llama --sharding $s: the plan is not the run's"
+import json, sys
+plan, run = (json.load(open(p)) for p in sys.argv[1:])
+held = run["distributed"]["sharding"]["model_state_bytes_per_rank"]["total"]
+assert abs(plan["model_state_bytes"] / held - 1) < 0.01, (plan["model_state_bytes"], held)
+m = run["memory"]
+measured = m["peak_bytes"] - m["breakdown"]["inputs"] - m["breakdown"]["other"]
+assert abs(plan["peak_bytes"] / measured - 1) < 0.05, (plan["peak_bytes"], measured)
+assert plan["workload"]["ranks"] == 2 and plan["workload"]["sharding"] == sys.argv[1].split("-")[-2]
+PY2
+done
+# 8B on 64 ranks of 80 GB: replicated it does not fit, fully sharded it does;
+# the fewest ranks per strategy are powers of two, ZeRO-3 needing the fewest.
+expect_exit 0 "rank 0 of 64, --sharding full \(ZeRO-3\)" -- \
+  plan llama --set size=8b --precision bf16 --device cuda --activation-checkpointing full --device-memory 80G \
+  --nproc 64 --sharding full
+"$TBD" plan llama --set size=8b --precision bf16 --device cuda --activation-checkpointing full --device-memory 80G \
+  --nproc 64 --sharding full --json >"$WORK/8b-64.json" || fail "plan 8b on 64 ranks"
+json_check "$WORK/8b-64.json" 'r["fits"] is True and r["fewest_ranks_that_fit"]["none"] is None and r["fewest_ranks_that_fit"]["full"] <= r["fewest_ranks_that_fit"]["gradients"] <= r["fewest_ranks_that_fit"]["optimizer"] and r["fewest_ranks_that_fit"]["full"] <= 64'
+expect_exit 0 "fewest ranks that fit" -- \
+  plan llama --set size=8b --precision bf16 --device cuda --activation-checkpointing full --device-memory 80G
+expect_exit 0 "rank 0 of 2, replicated" -- plan llama --nproc 2
+expect_exit 2 "add --nproc N" -- plan llama --sharding full
+expect_exit 2 "fp16" -- plan llama --nproc 2 --sharding full --precision fp16
+expect_exit 2 "does not run data-parallel" -- plan a3c --nproc 2
+expect_exit 2 "cannot shard its model state" -- plan dlrm --nproc 2 --sharding gradients
 expect_exit 2 "has no embedding tables to place across ranks" -- plan ncf --nproc 2 --embedding-sharding row
 
 # Bad input: exit 2 and a reason.

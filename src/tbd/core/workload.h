@@ -145,9 +145,10 @@ class Workload {
   // depth=101 is "ResNet-101 v1.5 ..."); info().model by default.
   virtual std::string model_title(const Settings& settings) const { return info().model; }
   // What one training step of `options` (batch resolved, never 0) will hold,
-  // from the model's shapes, before anything is allocated (`tbd plan`);
-  // nullopt where the workload has no such model (the memory probe measures
-  // every workload).
+  // from the model's shapes, before anything is allocated (`tbd plan`):
+  // rank 0's of options.world_size ranks with the run's --sharding and
+  // --embedding-sharding; nullopt where the workload has no such model (the
+  // memory probe measures every workload).
   virtual std::optional<MemoryPlan> memory_plan(const RunOptions& options, const Settings& settings) const {
     return std::nullopt;
   }

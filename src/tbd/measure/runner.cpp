@@ -278,14 +278,13 @@ void check_embedding_sharding_supported(const WorkloadInfo& info, const RunOptio
                      "N (--nproc 1 runs the sharded path with one rank) or start it under torchrun or Slurm");
 }
 
-namespace {
-
-// Throws UsageError when `processes` > 1 and the workload refuses data parallelism.
 void refuse_data_parallel(const WorkloadInfo& info, int processes) {
   if (processes <= 1 || info.data_parallel_refusal.empty()) return;
   throw UsageError(info.name + " does not run data-parallel (" + std::to_string(processes) +
                    " processes were asked for, by --nproc or WORLD_SIZE): " + info.data_parallel_refusal);
 }
+
+namespace {
 
 // Step 1a: options resolved, probes made, the device chosen. Nothing that
 // can fail for lack of memory or a peer happens here.

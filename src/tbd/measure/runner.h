@@ -42,6 +42,8 @@ void check_data_parallel_supported(const WorkloadInfo& workload, int processes);
 void check_sharding_supported(const WorkloadInfo& info, const RunOptions& options, bool ranks_available);
 // The same for --embedding-sharding table|row: ranks, and a workload with tables.
 void check_embedding_sharding_supported(const WorkloadInfo& info, const RunOptions& options, bool ranks_available);
+// Throws UsageError when `processes` > 1 and the workload refuses data parallelism.
+void refuse_data_parallel(const WorkloadInfo& info, int processes);
 
 // Throws UsageError when `grad_accum` > 1 and the workload has no single
 // optimizer step to accumulate towards (WorkloadInfo::grad_accum_refusal

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tbd/core/number_format.h"
+#include "tbd/core/zero_memory.h"
 
 namespace tbd::nn {
 namespace {
@@ -30,16 +31,35 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
   const bool autocast = a < 4;
   const int64_t n = llama_parameter_count(c);
   const double N = static_cast<double>(n);
-  // The weights a matmul reads: all but the RMSNorm weights and an untied
-  // input embedding (a lookup); autocast casts these.
-  const double matmul_weights = N - static_cast<double>(2 * c.layers + 1) * d - (c.tied ? 0 : V * d);
+  // The weights a matmul reads: a block's projections and the output head
+  // (not the RMSNorm weights, nor an untied input embedding, a lookup).
+  const double block_matmul_weights = 2 * d * q + 2 * d * kv + 3 * d * F, head_matmul_weights = V * d;
+
+  // ZeRO's units: the blocks; the root (embeddings, head, final norm) stays whole.
+  const double block_parameters = block_matmul_weights + 2 * d;
+  const double root_parameters = N - static_cast<double>(c.layers) * block_parameters;
+  const WrappingUnitBytes units{
+      .root_share = root_parameters / N, .largest_unit = 4 * block_parameters, .count = c.layers};
+  const ShardedModelState state = sharded_model_state({4 * N, 4 * N, 8 * N}, units, s.ranks, s.sharding);
+  const bool sharded = s.sharding != Sharding::none;
+  const std::string per_rank = fmt::format(" / {} ranks", s.ranks);
+  const bool shards_weights = s.sharding == Sharding::full,
+             shards_gradients = s.sharding == Sharding::gradients || shards_weights;
 
   MemoryPlan plan;
   plan.parameters = n;
   plan.model_state = {
-      {"weights", 4 * N, fmt::format("4 B x {} parameters (fp32; autocast keeps fp32 weights)", with_thousands(n))},
-      {"gradients", 4 * N, fmt::format("4 B x {} parameters (fp32)", with_thousands(n))},
-      {"optimizer_state", 8 * N, fmt::format("8 B x {} parameters (AdamW's two fp32 moments)", with_thousands(n))}};
+      {"weights", state.weights,
+       shards_weights ? fmt::format("4 B x ({} root + {} in {} blocks{}) (fp32; embeddings, head and final norm whole)",
+                                    with_thousands(static_cast<long long>(root_parameters)),
+                                    with_thousands(static_cast<long long>(N - root_parameters)), c.layers, per_rank)
+                      : fmt::format("4 B x {} parameters (fp32; autocast keeps fp32 weights)", with_thousands(n))},
+      {"gradients", state.gradients,
+       fmt::format("4 B x {} parameters{} (fp32{})", with_thousands(n), shards_gradients ? per_rank : "",
+                   shards_gradients ? "; reduce-scattered, this rank's slice kept" : "")},
+      {"optimizer_state", state.optimizer_state,
+       fmt::format("8 B x {} parameters{} (AdamW's two fp32 moments{})", with_thousands(n), sharded ? per_rank : "",
+                   sharded ? " of this rank's slice" : "")}};
 
   // One block without checkpointing: what its backward reads.
   // The normed inputs of the projections: shared in fp32; under autocast
@@ -75,30 +95,65 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
       {"logits", a * T * V, fmt::format("{} B x {} x {} vocabulary (kept as the step's output)", a, t, c.vocabulary)});
   plan.activations.push_back({"log_probabilities", 4 * T * V,
                               fmt::format("4 B x {} x {} (cross-entropy's log-softmax, fp32)", t, c.vocabulary)});
+  // Autocast casts each matmul weight once per forward; backward keeps the
+  // casts of the head and of the blocks that are not checkpointed (a
+  // checkpointed block saves nothing, and re-casts when it re-runs).
+  const double cast_weights = static_cast<double>(kept) * block_matmul_weights + head_matmul_weights;
   if (autocast)
-    plan.activations.push_back({"weight_copies", a * matmul_weights,
-                                fmt::format("{} B x {} matmul weights (autocast's casts, kept for backward)", a,
-                                            with_thousands(static_cast<long long>(matmul_weights)))});
+    plan.activations.push_back(
+        {"weight_copies", a * cast_weights,
+         fmt::format("{} B x {} matmul weights of the head and {} blocks not checkpointed (autocast's casts, kept "
+                     "for backward)",
+                     a, with_thousands(static_cast<long long>(cast_weights)), kept)});
 
   // At the start of backward the loss's gradient exists twice over the
   // vocabulary (of the log-probabilities, then of the logits), in fp32.
   const double loss_gradients = 2 * 4 * T * V;
-  plan.transients.push_back({"loss_gradients", loss_gradients,
-                             fmt::format("4 B x 2 x {} x {} (gradients over the vocabulary)", t, c.vocabulary)});
-
-  const double weights = 4 * N, gradients = 4 * N, optimizer = 8 * N;
-  // Gradient accumulation keeps the gradients of earlier micro-batches.
-  const double start =
-      weights + optimizer + (s.grad_accum > 1 ? gradients : 0) + plan.activation_bytes() + loss_gradients;
-  // Late in backward every gradient exists, and a checkpointed block re-runs
-  // its forward: one block's full activations on top.
-  const double late = weights + optimizer + gradients + (checkpointed > 0 ? full_block : 0) + checkpointed_block;
+  // Gradient accumulation keeps the gradients of earlier micro-batches in
+  // .grad, whole under every strategy (sharding reduces only the last
+  // micro-batch's, as DDP's and FSDP's no_sync do).
+  const double accumulated = s.grad_accum > 1 ? 4 * N : 0;
+  const double start = state.weights + state.optimizer_state + accumulated + plan.activation_bytes() + loss_gradients;
+  // Late in backward every gradient exists (sharded: the reduce-scattered
+  // slices and up to three buckets whole), a checkpointed block re-runs its
+  // forward (one block's full activations on top), and with full the units
+  // in use are gathered (the one computing and the one prefetched).
+  const double gradients_late = sharded_gradients_alive(4 * N, s.bucket_bytes, units, s.ranks, s.sharding);
+  const double recomputed = (checkpointed > 0 ? full_block : 0) + checkpointed_block;
+  const double late = state.weights + state.optimizer_state + gradients_late + state.gathered + recomputed;
   plan.peak_bytes = std::max(start, late);
-  plan.peak_moment = start >= late ? (s.grad_accum > 1 ? "the start of the last micro-batch's backward (gradients of "
-                                                         "the earlier ones kept, activations and loss gradients alive)"
-                                                       : "the start of backward (all activations and the loss's "
-                                                         "gradients alive)")
-                                   : "the end of backward (every gradient, a checkpointed block re-running)";
+  if (start >= late) {
+    plan.transients.push_back({"loss_gradients", loss_gradients,
+                               fmt::format("4 B x 2 x {} x {} (gradients over the vocabulary)", t, c.vocabulary)});
+    if (accumulated > 0)
+      plan.transients.push_back(
+          {"accumulated_gradients", accumulated,
+           fmt::format("4 B x {} parameters (the earlier micro-batches' sum, whole)", with_thousands(n))});
+    plan.peak_moment = s.grad_accum > 1 ? "the start of the last micro-batch's backward (gradients of the earlier "
+                                          "ones kept, activations and loss gradients alive)"
+                                        : "the start of backward (all activations and the loss's gradients alive)";
+  } else {
+    plan.transients.push_back(
+        {"gradients", gradients_late,
+         shards_gradients
+             ? fmt::format("this rank's slices of 4 B x {} and up to 3 buckets of {} whole (on the wire or filling)",
+                           with_thousands(n),
+                           format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit : 0.0)))
+             : fmt::format("4 B x {} parameters (every gradient, before the step)", with_thousands(n))});
+    if (state.gathered > 0)
+      plan.transients.push_back({"gathered_blocks", state.gathered,
+                                 fmt::format("2 blocks x 4 B x {} parameters (the one computing and the one "
+                                             "prefetched)",
+                                             with_thousands(static_cast<long long>(block_parameters)))});
+    if (checkpointed > 0)
+      plan.transients.push_back(
+          {"recomputation", full_block, "a checkpointed block re-running its forward (its full activations)"});
+    plan.transients.push_back({"residual_gradient", checkpointed_block,
+                               fmt::format("4 B x {}·d (the gradient flowing back along the residual)", t)});
+    plan.peak_moment = "late in backward (every gradient" + std::string(shards_gradients ? " slice" : "") +
+                       (checkpointed > 0 ? ", a checkpointed block re-running" : "") +
+                       (state.gathered > 0 ? ", two blocks gathered" : "") + ")";
+  }
   plan.assumptions = {
       "fp32 weights, gradients and AdamW moments: 16 B per parameter (mixed precision keeps fp32 master weights)",
       "gradients set to none after each step, as tbd does; the optimizer's moments exist from the first step on",
@@ -106,6 +161,11 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
       std::string("RMSNorm ") + (s.fused_rms_norm ? "fused (CUDA: keeps its input and 1/rms)"
                                                   : "composite (CPU: also keeps x/rms and its output)"),
       "workspace (cuBLAS, cuDNN) and the allocator's fragmentation are not included: leave a margin"};
+  if (sharded)
+    plan.assumptions.push_back(fmt::format(
+        "{} ranks, --sharding {} (ZeRO-{}): each rank runs the whole batch given; weights gathered and gradients "
+        "reduced in fp32; buckets of {}; shard padding and the collectives' buffers not included",
+        s.ranks, to_string(s.sharding), static_cast<int>(s.sharding), format_bytes(s.bucket_bytes)));
   return plan;
 }
 

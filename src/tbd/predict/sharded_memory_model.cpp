@@ -3,14 +3,11 @@
 #include <algorithm>
 
 #include "tbd/core/error.h"
+#include "tbd/core/zero_memory.h"
 
 namespace tbd {
 
 namespace {
-
-struct ModelState {
-  double weights = 0, gradients = 0, optimizer_state = 0, gathered = 0;
-};
 
 // What the base measured: W and O from its memory breakdown at the peak
 // (both alive through the whole step), the gradients at the peak (zero when
@@ -19,9 +16,7 @@ struct Base {
   double peak = 0;
   double weights = 0, gradients_at_peak = 0, optimizer_state = 0;
   double gradients = 0;     // bytes of every trainable parameter's gradient
-  double root_share = 1;    // trainable elements outside every wrapping unit ÷ all
-  double largest_unit = 0;  // bytes
-  long long units = 0;
+  WrappingUnitBytes units;  // full only
   double bucket_bytes = 0;  // --bucket-mb
 };
 
@@ -59,39 +54,20 @@ Base read_base(const nlohmann::json& base, Sharding sharding, double bucket_byte
           "full gathers one at a time: its workload declares none, or it was written by an older tbd; rerun the "
           "base with this one");
     const double trainable = base.at("model").at("trainable_parameters").get<double>();
-    b.units = units.at("count").get<long long>();
-    b.root_share = trainable > 0 ? units.at("root_elements").get<double>() / trainable : 1;
-    b.largest_unit = units.at("largest_unit_elements").get<double>() * bytes_per_element;
+    b.units.count = units.at("count").get<long long>();
+    b.units.root_share = trainable > 0 ? units.at("root_elements").get<double>() / trainable : 1;
+    b.units.largest_unit = units.at("largest_unit_elements").get<double>() * bytes_per_element;
   }
   return b;
 }
 
-ModelState sharded_state(const Base& b, int n, Sharding s) {
-  ModelState m;
-  const double N = n;
-  m.weights = s == Sharding::full ? b.weights * b.root_share + b.weights * (1 - b.root_share) / N : b.weights;
-  m.gathered = s == Sharding::full ? static_cast<double>(std::min<long long>(2, b.units)) * b.largest_unit : 0;
-  m.gradients = s == Sharding::gradients || s == Sharding::full ? b.gradients / N : b.gradients;
-  m.optimizer_state = s == Sharding::none ? b.optimizer_state : b.optimizer_state / N;
-  return m;
-}
-
-// The gradients a rank holds at the base's peak. Sharded, those already
-// reduce-scattered are slices (1/N), but the buckets still on the wire or
-// being filled are whole: up to three of them (two reduce-scatters in
-// flight and one filling: sharded_data_parallel.h), a bucket being
-// --bucket-mb or, with full, a unit. At a peak early in backward (resnet50)
-// they are all the gradients there are, and nothing shrinks.
-double gradients_at_peak(const Base& b, int n, Sharding s) {
-  if (s != Sharding::gradients && s != Sharding::full) return b.gradients_at_peak;
-  const double bucket = s == Sharding::full ? std::max(b.bucket_bytes, b.largest_unit) : b.bucket_bytes;
-  const double whole = std::min(b.gradients_at_peak, 3 * bucket);
-  return whole + (b.gradients_at_peak - whole) / n;
+ShardedModelState sharded_state(const Base& b, int n, Sharding s) {
+  return sharded_model_state({b.weights, b.gradients, b.optimizer_state}, b.units, n, s);
 }
 
 double peak_per_rank(const Base& b, int n, Sharding s) {
-  const ModelState m = sharded_state(b, n, s);
-  const double gradients_at_peak = tbd::gradients_at_peak(b, n, s);
+  const ShardedModelState m = sharded_state(b, n, s);
+  const double gradients_at_peak = sharded_gradients_alive(b.gradients_at_peak, b.bucket_bytes, b.units, n, s);
   return b.peak - b.weights - b.gradients_at_peak - b.optimizer_state + m.weights + m.gathered + gradients_at_peak +
          m.optimizer_state;
 }
@@ -101,7 +77,7 @@ double peak_per_rank(const Base& b, int n, Sharding s) {
 nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sharding sharding, long long device_bytes,
                                       double bucket_bytes) {
   const Base b = read_base(base, sharding, bucket_bytes);
-  const ModelState m = sharded_state(b, ranks, sharding);
+  const ShardedModelState m = sharded_state(b, ranks, sharding);
   const double peak = peak_per_rank(b, ranks, sharding);
   nlohmann::json out = {
       {"kind", "sharded_memory"},
@@ -115,7 +91,7 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
        {{"weights", m.weights},
         {"gradients", m.gradients},
         {"optimizer_state", m.optimizer_state},
-        {"total", m.weights + m.gradients + m.optimizer_state}}},
+        {"total", m.total()}}},
       {"gathered_bytes", m.gathered},
       {"peak_bytes_per_rank", peak},
       // The throughput unit, for the check's measured figure.

@@ -1,15 +1,10 @@
 // The memory per rank of a sharded data-parallel run (--sharding, ZeRO
 // stages 0-3), predicted from one single-process result
-// (docs/metrics.md#prediction): ZeRO's model-state formulas applied to the
-// weights, gradients and optimizer state the base measured, and the rest of
-// the base's peak (activations, workspace, inputs) kept as it is, since a
-// rank's batch and model are the base's.
-//
-//   weights    W                               (none, optimizer, gradients)
-//              W_root + (W - W_root)/N + gathered   (full; gathered: two
-//              units whole at once, the one computing and the one prefetched)
-//   gradients  G (none, optimizer), G/N (gradients, full)
-//   optimizer  O (none), O/N (others)
+// (docs/metrics.md#prediction): ZeRO's model-state formulas
+// (core/zero_memory.h) applied to the weights, gradients and optimizer
+// state the base measured, and the rest of the base's peak (activations,
+// workspace, inputs) kept as it is, since a rank's batch and model are the
+// base's.
 //
 // The peak per rank is the base's peak with each of these three parts, as
 // the base held them at its peak, replaced by its sharded size; of the

@@ -99,7 +99,10 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
     return nn::llama_memory_plan(config, {.batch = options.batch_size,
                                           .grad_accum = options.grad_accum,
                                           .precision = options.precision,
-                                          .fused_rms_norm = options.device.starts_with("cuda")});
+                                          .fused_rms_norm = options.device.starts_with("cuda"),
+                                          .ranks = options.world_size,
+                                          .sharding = options.sharding,
+                                          .bucket_bytes = options.bucket_mb * 1024 * 1024});
   }
 
   void setup(const RunOptions& options, const Settings& settings, torch::Device device) override {
