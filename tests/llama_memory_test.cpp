@@ -98,7 +98,8 @@ TEST(LlamaMemoryPlan, AccumulationKeepsTheGradientsAtThePeak) {
   EXPECT_GT(plan.peak_bytes, plan_of(llama_run(Scale::tiny, 8)).peak_bytes);
 }
 
-TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding) {
+// 8B in bf16 on a GPU, every block checkpointed, one 8,192-token sequence.
+RunOptions eight_billion_on_a_gpu() {
   RunOptions o;
   o.workload = "llama";
   o.batch_size = 1;
@@ -106,6 +107,11 @@ TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding)
   o.device = "cuda";
   o.activation_checkpointing = parse_activation_checkpointing("full");
   o.settings = {{"size", "8b"}};
+  return o;
+}
+
+TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding) {
+  RunOptions o = eight_billion_on_a_gpu();
   const MemoryPlan plan = plan_of(o);
   const double n = static_cast<double>(nn::llama_parameter_count(nn::llama_published_config("8b")));
   EXPECT_NEAR(plan.model_state_bytes() / 1e9, 128.5, 0.1);  // 16 B x 8.03 B parameters
@@ -119,13 +125,7 @@ TEST(LlamaMemoryPlan, EightBillionDoesNotFitOneEightyGigabyteGpuWithoutSharding)
 // from REFERENCE.md's shapes (root: embedding V·d, untied output V·d, final
 // norm d; the rest in the 32 blocks) rather than from the plan's code.
 TEST(LlamaMemoryPlan, ShardedModelStateFollowsZerosFormulas) {
-  RunOptions o;
-  o.workload = "llama";
-  o.batch_size = 1;
-  o.precision = Precision::bf16;
-  o.device = "cuda";
-  o.activation_checkpointing = parse_activation_checkpointing("full");
-  o.settings = {{"size", "8b"}};
+  RunOptions o = eight_billion_on_a_gpu();
   o.world_size = 64;
   const double psi = 8030261248.0, root = 2.0 * 128256 * 4096 + 4096, n = 64;
   const auto state = [&](Sharding s) {
@@ -165,6 +165,23 @@ TEST(LlamaMemoryPlan, AccumulatedGradientsStayWholeWhenSharded) {
   const MemoryPlan accumulated = plan_of(o);
   const double psi = static_cast<double>(accumulated.parameters);
   EXPECT_DOUBLE_EQ(accumulated.peak_bytes - one, 4 * psi);
+}
+
+// When the peak falls late in backward, the resident model state and the
+// transients listed for that moment are the whole peak (nothing counted
+// twice: a sharded rank's slices in the model state, the whole buckets
+// beyond them as transients).
+TEST(LlamaMemoryPlan, TermsOfALatePeakAddUpToIt) {
+  for (const Sharding s : {Sharding::none, Sharding::gradients, Sharding::full}) {
+    RunOptions o = llama_run(Scale::tiny, 1);  // one 32-token sequence: the gradients outweigh the activations
+    o.world_size = 2;
+    o.sharding = s;
+    const MemoryPlan plan = plan_of(o);
+    ASSERT_TRUE(plan.peak_moment.starts_with("late")) << plan.peak_moment;
+    double transients = 0;
+    for (const auto& t : plan.transients) transients += t.bytes;
+    EXPECT_NEAR(plan.model_state_bytes() + transients, plan.peak_bytes, 1.0) << to_string(s);
+  }
 }
 
 TEST(LlamaMemoryPlan, OtherWorkloadsHaveNoShapeModel) {

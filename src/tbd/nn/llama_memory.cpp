@@ -133,13 +133,12 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
                                           "ones kept, activations and loss gradients alive)"
                                         : "the start of backward (all activations and the loss's gradients alive)";
   } else {
-    plan.transients.push_back(
-        {"gradients", gradients_late,
-         shards_gradients
-             ? fmt::format("this rank's slices of 4 B x {} and up to 3 buckets of {} whole (on the wire or filling)",
-                           with_thousands(n),
-                           format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit : 0.0)))
-             : fmt::format("4 B x {} parameters (every gradient, before the step)", with_thousands(n))});
+    // The model state counts the gradients a rank keeps; what is whole beyond that is transient.
+    if (gradients_late > state.gradients)
+      plan.transients.push_back(
+          {"whole_gradient_buckets", gradients_late - state.gradients,
+           fmt::format("up to 3 buckets of {} whole beyond this rank's slices (on the wire or filling)",
+                       format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit : 0.0)))});
     if (state.gathered > 0)
       plan.transients.push_back({"gathered_blocks", state.gathered,
                                  fmt::format("2 blocks x 4 B x {} parameters (the one computing and the one "
