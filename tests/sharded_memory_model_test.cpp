@@ -68,6 +68,23 @@ TEST(ShardedMemoryModel, EachStageDividesWhatZeroSays) {
   EXPECT_EQ(zero3["unit"], "tokens/s");
 }
 
+// A peak at the start of backward, before any gradient (llama's, gpt's: the
+// loss's gradients over the vocabulary): ZeRO-3 has gathered no unit yet
+// there; the forward's own peak, with two units gathered, competes.
+TEST(ShardedMemoryModel, NoUnitIsGatheredAtABackwardPeakBeforeAnyGradient) {
+  auto b = base();
+  b["memory"]["breakdown"]["weight_gradients"] = 0;
+  b["memory"]["breakdown"]["feature_maps"] = 120 * kMiB;
+  b["memory"]["phase_peak_bytes"] = {{"forward", 200 * kMiB}, {"backward", 240 * kMiB}};
+  // Weights 40 -> 22, Adam state 80 -> 20: 78 MiB less; no unit gathered.
+  EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::full, 0, kBucket)), 240 - 78);
+  // A forward peak within 24 MiB (two 12 MiB units) of it decides instead.
+  b["memory"]["phase_peak_bytes"]["forward"] = 230 * kMiB;
+  EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::full, 0, kBucket)), 230 - 78 + 24);
+  // ZeRO-2 gathers nothing: its peak is the backward one either way.
+  EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::gradients, 0, kBucket)), 240 - 60);
+}
+
 TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {
   for (const Sharding s : {Sharding::optimizer, Sharding::gradients, Sharding::full}) {
     const long long device = static_cast<long long>(170 * kMiB);

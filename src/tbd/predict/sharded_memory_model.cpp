@@ -15,6 +15,11 @@ namespace {
 struct Base {
   double peak = 0;
   double weights = 0, gradients_at_peak = 0, optimizer_state = 0;
+  // A peak in backward before any gradient exists (the loss's gradients,
+  // the head's backward: llama, gpt) falls before ZeRO-3 gathers its first
+  // unit again; the forward's own peak then is the other candidate.
+  bool peak_before_units_regather = false;
+  double forward_peak = 0;  // the forward phase's peak (0: not recorded)
   double gradients = 0;     // bytes of every trainable parameter's gradient
   WrappingUnitBytes units;  // full only
   double bucket_bytes = 0;  // --bucket-mb
@@ -36,6 +41,12 @@ Base read_base(const nlohmann::json& base, Sharding sharding, double bucket_byte
   b.weights = at_peak.value("weights", 0.0);
   b.gradients_at_peak = at_peak.value("weight_gradients", 0.0);
   b.optimizer_state = at_peak.value("optimizer_state", 0.0);
+  const auto& phases = m.value("phase_peak_bytes", nlohmann::json());
+  if (phases.is_object() && phases.contains("forward") && phases["forward"].is_number()) {
+    b.forward_peak = phases["forward"].get<double>();
+    b.peak_before_units_regather = phases.contains("backward") && phases["backward"].is_number() &&
+                                   phases["backward"].get<double>() >= b.peak && b.gradients_at_peak == 0;
+  }
   // Each trainable parameter's elements and element size (autocast keeps
   // fp32 weights and gradients).
   const auto& sizes = g.value("element_size", nlohmann::json());
@@ -68,8 +79,9 @@ ShardedModelState sharded_state(const Base& b, int n, Sharding s) {
 double peak_per_rank(const Base& b, int n, Sharding s) {
   const ShardedModelState m = sharded_state(b, n, s);
   const double gradients_at_peak = sharded_gradients_alive(b.gradients_at_peak, b.bucket_bytes, b.units, n, s);
-  return b.peak - b.weights - b.gradients_at_peak - b.optimizer_state + m.weights + m.gathered + gradients_at_peak +
-         m.optimizer_state;
+  const double state_change = m.weights + m.optimizer_state - b.weights - b.optimizer_state;
+  if (b.peak_before_units_regather) return std::max(b.peak + state_change, b.forward_peak + state_change + m.gathered);
+  return b.peak + state_change - b.gradients_at_peak + gradients_at_peak + m.gathered;
 }
 
 }  // namespace
@@ -101,7 +113,8 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
        "(full: W_root + (W - W_root)/N + two units gathered), gradients G or G/N (gradients, full), optimizer "
        "state O/N (every strategy but none); peak per rank = the base's peak with its weights, gradients and "
        "optimizer state at the peak replaced by their sharded sizes (the gradients at the peak: up to three "
-       "buckets whole, the rest 1/N)"}};
+       "buckets whole, the rest 1/N); a backward peak before any gradient exists holds no gathered unit, and "
+       "the forward's peak with two gathered is then the other candidate"}};
   if (device_bytes > 0) {
     out["device_memory_bytes"] = device_bytes;
     out["fits"] = peak <= static_cast<double>(device_bytes);

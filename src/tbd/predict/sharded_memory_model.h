@@ -9,7 +9,11 @@
 // The peak per rank is the base's peak with each of these three parts, as
 // the base held them at its peak, replaced by its sharded size; of the
 // gradients alive at the peak, up to three buckets stay whole (on the wire
-// or being filled: sharded_data_parallel.h's rate limit).
+// or being filled: sharded_data_parallel.h's rate limit). With full, two
+// units are gathered at the peak, except at a backward peak before any
+// gradient exists (the head's backward, before the first unit is gathered
+// again), where the forward's peak with two units gathered is the other
+// candidate.
 #pragma once
 
 #include <nlohmann/json.hpp>
