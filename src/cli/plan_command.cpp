@@ -189,7 +189,7 @@ Command add_plan_command(CLI::App& app) {
                 for (const Sharding s : {Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full}) {
                   const auto& n = fewest.at(to_string(s));
                   std::cout << fmt::format("{} {} {}", s == Sharding::none ? "" : ";", to_string(s),
-                                           n.is_null() ? "at none" : std::to_string(n.get<int>()));
+                                           n.is_null() ? "never" : std::to_string(n.get<int>()));
                 }
                 std::cout << "\n";
               }
