@@ -4,6 +4,8 @@
 // that lacks what the model needs is refused naming it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tbd/core/error.h"
@@ -17,9 +19,9 @@ constexpr double kMiB = 1 << 20;
 constexpr double kBucket = 2 * kMiB;
 
 // A base whose peak falls in backward: 40 MiB of weights (10 Mi fp32
-// elements in two parameters), 20 MiB of gradients alive at the peak, 80
+// elements in three parameters), 20 MiB of gradients alive at the peak, 80
 // MiB of Adam state and 100 MiB of activations; two wrapping units of 3 Mi
-// elements each, 4 Mi elements outside them.
+// elements each (one parameter each), 4 Mi elements outside them.
 nlohmann::json base() {
   return {{"memory",
            {{"peak_bytes", 240 * kMiB},
@@ -28,10 +30,18 @@ nlohmann::json base() {
               {"weight_gradients", 20 * kMiB},
               {"optimizer_state", 80 * kMiB},
               {"feature_maps", 100 * kMiB}}}}},
-          {"gradients", {{"elements", {4 * kMiB, 6 * kMiB}}, {"element_size", {4, 4}}}},
+          {"gradients",
+           {{"elements", {4 * kMiB, 3 * kMiB, 3 * kMiB}},
+            {"element_size", {4, 4, 4}},
+            {"kind", {"Float@cpu", "Float@cpu", "Float@cpu"}}}},
           {"model",
            {{"trainable_parameters", 10 * kMiB},
-            {"wrapping_units", {{"count", 2}, {"largest_unit_elements", 3 * kMiB}, {"root_elements", 4 * kMiB}}}}},
+            {"wrapping_units",
+             {{"count", 2},
+              {"largest_unit_elements", 3 * kMiB},
+              {"root_elements", 4 * kMiB},
+              {"parameter_units", {-1, 0, 1}},
+              {"parameter_cast_by_autocast", {false, true, true}}}}}},
           {"throughput", {{"unit", "tokens/s"}}}};
 }
 
@@ -83,6 +93,28 @@ TEST(ShardedMemoryModel, NoUnitIsGatheredAtABackwardPeakBeforeAnyGradient) {
   EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::full, 0, kBucket)), 230 - 78 + 24);
   // ZeRO-2 gathers nothing: its peak is the backward one either way.
   EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::gradients, 0, kBucket)), 240 - 60);
+}
+
+// Under bf16, full gathers the units' linear weights in bf16 (half the
+// bytes), and the copies autocast kept of them in the base (2 B each, alive
+// until their backward) are not made.
+TEST(ShardedMemoryModel, UnderBf16UnitsAreGatheredInBf16AndTheirAutocastCopiesGo) {
+  auto b = base();
+  b["workload"] = {{"options", {{"precision", "bf16"}, {"activation_checkpointing", "none"}}}};
+  b["memory"]["breakdown"]["weight_gradients"] = 0;
+  b["memory"]["phase_peak_bytes"] = {{"forward", 200 * kMiB}, {"backward", 240 * kMiB}};
+  const auto p = predict_sharded_memory(b, 4, Sharding::full, 0, kBucket);
+  EXPECT_DOUBLE_EQ(p["gathered_bytes"].get<double>() / kMiB, 12);  // two 3 Mi-element units in 2 B
+  EXPECT_DOUBLE_EQ(p["autocast_copies_removed_bytes"].get<double>() / kMiB, 12);
+  // The backward peak less the state (78 MiB) and the copies (12), the
+  // forward's with two units gathered (+12) less the same: the larger.
+  EXPECT_DOUBLE_EQ(peak(p), std::max(240 - 78 - 12, 200 - 78 + 12 - 12));
+  // Checkpointed units keep no copies: nothing to take off.
+  b["workload"]["options"]["activation_checkpointing"] = "full";
+  EXPECT_DOUBLE_EQ(peak(predict_sharded_memory(b, 4, Sharding::full, 0, kBucket)), 240 - 78);
+  // A bf16 base that does not say which parameters autocast casts is refused.
+  b["model"]["wrapping_units"].erase("parameter_cast_by_autocast");
+  EXPECT_THROW(predict_sharded_memory(b, 4, Sharding::full, 0, kBucket), Error);
 }
 
 TEST(ShardedMemoryModel, FewestRanksThatFitIsTheFirstPowerOfTwoThatDoes) {

@@ -32,7 +32,7 @@ struct WorkloadUnderTest {
   // With options of the caller's own (workload, scale and batch_size set),
   // and the process group of a data-parallel rank where it has one.
   explicit WorkloadUnderTest(const RunOptions& o, ProcessGroup* group = nullptr)
-      : workload(create_workload(o.workload)) {
+      : workload(create_workload(o.workload)), phases(c10::Device(c10::kCPU), autocast_type(o.precision)) {
     if (group) workload->set_process_group(group);
     set_up(o);
   }
@@ -40,6 +40,13 @@ struct WorkloadUnderTest {
   void set_up(const RunOptions& o) {
     seed_everything(o.seed);
     workload->setup(o, Settings(workload->info().settings, o.settings, o.workload), c10::Device(c10::kCPU));
+  }
+
+  // The type autocast runs the step in for --precision p (Float: none).
+  static c10::ScalarType autocast_type(Precision p) {
+    return p == Precision::bf16   ? c10::ScalarType::BFloat16
+           : p == Precision::fp16 ? c10::ScalarType::Half
+                                  : c10::ScalarType::Float;
   }
 
   double step(const Batch& b) { return workload->step({b}, phases).loss.item<double>(); }

@@ -19,7 +19,7 @@ ShardedModelState sharded_model_state(const ModelStateBytes& whole, const Wrappi
 double sharded_gradients_alive(double alive, double bucket_bytes, const WrappingUnitBytes& units, int ranks,
                                Sharding s) {
   if (s != Sharding::gradients && s != Sharding::full) return alive;
-  const double bucket = s == Sharding::full ? std::max(bucket_bytes, units.largest_unit) : bucket_bytes;
+  const double bucket = s == Sharding::full ? std::max(bucket_bytes, units.largest_unit_gradients) : bucket_bytes;
   const double whole = std::min(alive, 3 * bucket);
   return whole + (alive - whole) / ranks;
 }

@@ -23,10 +23,13 @@ struct ModelStateBytes {
 
 // A model's wrapping units (ZeRO-3 gathers one at a time): the share of the
 // trainable elements outside every unit (the root, kept whole), the largest
-// unit's bytes and how many units there are.
+// unit's bytes as gathered (under mixed precision its linear weights in
+// bf16) and as its gradients are reduce-scattered (fp32), and how many
+// units there are.
 struct WrappingUnitBytes {
   double root_share = 1;
   double largest_unit = 0;
+  double largest_unit_gradients = 0;
   long long count = 0;
 };
 

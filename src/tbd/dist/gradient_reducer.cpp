@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tbd/dist/gradient_buckets.h"
+#include "tbd/dist/gradient_ready_hook.h"
 #include "tbd/dist/sparse_allreduce.h"
 
 namespace tbd {
@@ -34,9 +35,9 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, ProcessG
   has_grad_.assign(params_.size(), false);
   sparse_layout_.resize(params_.size());
   build_buckets(bucket_bytes);
+  hooked_ = overlap_;
   if (overlap_)
-    for (size_t k = 0; k < params_.size(); ++k)
-      hooks_.push_back(params_[k].register_hook([this, k](torch::Tensor grad) { on_gradient(k, grad); }));
+    for (size_t k = 0; k < params_.size(); ++k) GradientReadyHook::attach(params_[k], [this, k] { on_gradient(k); });
 }
 
 void GradientReducer::build_buckets(int64_t bucket_bytes) {
@@ -67,21 +68,22 @@ void GradientReducer::build_buckets(int64_t bucket_bytes) {
 
 GradientReducer::~GradientReducer() {
   // Parameters may outlive the reducer; their hooks must not call into it.
-  for (size_t k = 0; k < hooks_.size(); ++k) params_[k].remove_hook(hooks_[k]);
+  if (hooked_)
+    for (auto& p : params_) GradientReadyHook::detach(p);
 }
 
-void GradientReducer::on_gradient(size_t k, const torch::Tensor& grad) {
+void GradientReducer::on_gradient(size_t k) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // Autograd has added this backward's gradient into .grad: with
+  // accumulation, .grad is the sum of every micro-batch so far.
+  const torch::Tensor& grad = params_[k].grad();
+  if (!grad.defined()) return;
   learn_layout(k, grad);
   if (!reducing_) return;                  // an accumulation micro-batch before the last
   if (bucket_of_[k] == kNoBucket) return;  // sparse: reduced when backward ends
   Bucket& b = buckets_[bucket_of_[k]];
   if (b.launched) return;  // a second backward before the step: not supported, keep the first
-  auto slot = b.flat.narrow(0, offset_of_[k], grad.numel());
-  slot.copy_(dense(grad).reshape({-1}));
-  // The hook runs before autograd adds `grad` into .grad: what .grad holds
-  // is the earlier micro-batches' sum (undefined without accumulation).
-  if (const auto& earlier = params_[k].grad(); earlier.defined()) slot.add_(dense(earlier).reshape({-1}));
+  b.flat.narrow(0, offset_of_[k], grad.numel()).copy_(dense(grad).reshape({-1}));
   has_grad_[k] = true;
   if (++b.ready == static_cast<int>(b.members.size())) launch(b);
 }

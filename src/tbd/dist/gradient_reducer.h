@@ -8,9 +8,9 @@
 //
 // With gradient accumulation (--grad-accum N) only the last micro-batch's
 // backward reduces, as DDP's no_sync() does for the others: the hooks of the
-// earlier ones do nothing, and a bucket receives the gradient .grad will hold
-// when the last backward ends (what .grad holds so far plus the incoming
-// gradient), so one all-reduce per bucket serves the whole optimizer step.
+// earlier ones do nothing, and a bucket receives what .grad holds once the
+// last backward has added its gradient (every micro-batch's sum), so one
+// all-reduce per bucket serves the whole optimizer step.
 //
 // Sparse gradients (embedding tables with sparse gradients: dlrm) are
 // all-reduced sparse, as DDP does on Gloo (an allgather of the looked-up
@@ -87,7 +87,7 @@ class GradientReducer final : public GradientSync {
 
   static constexpr size_t kNoBucket = static_cast<size_t>(-1);
   void build_buckets(int64_t bucket_bytes);
-  void on_gradient(size_t param, const torch::Tensor& grad);
+  void on_gradient(size_t param);  // its gradient is in .grad (a post-accumulate-grad hook)
   void launch(Bucket& b);
   // Notes that parameter k's gradients are sparse (once, where the backend
   // sums sparse tensors): its bucket goes at the next rebuild.
@@ -103,7 +103,7 @@ class GradientReducer final : public GradientSync {
   bool rebuild_ = false;                      // a sparse gradient was seen while it had a bucket
   int64_t bucket_bytes_;
   std::deque<Bucket> buckets_;  // deque: stable addresses for the callbacks
-  std::vector<unsigned> hooks_;
+  bool hooked_ = false;
   ProcessGroup& group_;
   bool overlap_;
   bool reducing_ = true;  // the backward now running completes the step (expect_backward())

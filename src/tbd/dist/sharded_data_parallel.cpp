@@ -1,7 +1,5 @@
 #include "tbd/dist/sharded_data_parallel.h"
 
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
 #include <torch/nn/module.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
@@ -13,23 +11,15 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 
 #include "tbd/core/error.h"
+#include "tbd/dist/gradient_ready_hook.h"
 
 namespace tbd {
 
 namespace {
-
-// Runs after autograd has added a backward's gradient into .grad.
-class GradientReadyHook final : public torch::autograd::PostAccumulateGradHook {
- public:
-  explicit GradientReadyHook(std::function<void()> ready) : ready_(std::move(ready)) {}
-  void operator()(const torch::autograd::Variable&) override { ready_(); }
-
- private:
-  std::function<void()> ready_;
-};
 
 // The parameter's elements as they lie in memory, as one 1-D view (any
 // dense layout: channels-last weights too), detached from autograd.
@@ -88,8 +78,9 @@ void allocate_storage(const torch::Tensor& t) {
 ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
                                          std::vector<torch::optim::Optimizer*> optimizers,
                                          std::vector<std::shared_ptr<torch::nn::Module>> units, ProcessGroup& group,
-                                         int64_t bucket_bytes, bool overlap, Sharding stage)
-    : group_(group), overlap_(overlap), stage_(stage) {
+                                         int64_t bucket_bytes, bool overlap, Sharding stage,
+                                         c10::ScalarType run_precision)
+    : run_precision_(run_precision), group_(group), overlap_(overlap), stage_(stage) {
   if (stage == Sharding::none) throw Error("ShardedDataParallel made for --sharding none (a bug in tbd)");
   if (optimizers.empty())
     throw UsageError("this workload does not expose its optimizer to sharding; run it with --sharding none");
@@ -97,17 +88,27 @@ ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
     throw UsageError(
         "--sharding full gathers each wrapping unit of the model just before it computes, and this workload's "
         "model declares none; use --sharding gradients (ZeRO-2) or none");
+  // Full under mixed precision: what autocast casts is gathered in the run's precision.
+  std::set<const c10::TensorImpl*> cast;
+  if (stage == Sharding::full)
+    for (const auto& unit : units)
+      for (const auto& p : nn::parameters_cast_by_autocast(*unit)) cast.insert(p.unsafeGetTensorImpl());
   std::vector<GradientShape> shapes;
   for (auto& p : parameters) {
     if (!p.requires_grad()) continue;  // frozen: replicated, never stepped
     if (!p.is_non_overlapping_and_dense())
       throw UsageError("a parameter of shape " + c10::str(p.sizes()) +
                        " is not dense in memory, so it cannot be cut into flat shards; run with --sharding none");
+    const bool low = cast.contains(p.unsafeGetTensorImpl()) && p.is_floating_point() &&
+                     static_cast<int64_t>(c10::elementSize(run_precision)) < static_cast<int64_t>(p.element_size());
     params_.push_back(p);
     flat_params_.push_back(flat_view(p));
+    gathered_in_run_precision_.push_back(low);
+    // Parameters gathered in another precision make another bucket of the unit.
     shapes.push_back({.elements = p.numel(),
                       .element_size = static_cast<int64_t>(p.element_size()),
-                      .kind = std::string(c10::toString(p.scalar_type())) + "@" + p.device().str()});
+                      .kind = std::string(c10::toString(p.scalar_type())) + "@" + p.device().str() +
+                              (low ? std::string(" gathered as ") + c10::toString(run_precision) : "")});
   }
   bucket_of_.assign(params_.size(), 0);
   offset_of_.assign(params_.size(), 0);
@@ -144,8 +145,7 @@ ShardedDataParallel::ShardedDataParallel(std::vector<torch::Tensor> parameters,
     optimizers_.push_back(o);
   }
   for (size_t k = 0; k < params_.size(); ++k)
-    torch::autograd::impl::set_post_acc_grad_hooks(
-        params_[k], std::make_unique<GradientReadyHook>([this, k] { on_gradient_ready(k); }));
+    GradientReadyHook::attach(params_[k], [this, k] { on_gradient_ready(k); });
   hooked_ = true;
   if (!units_.empty()) nn::attach_unit_sharder(this);
 }
@@ -163,9 +163,22 @@ void ShardedDataParallel::set_up_units(const std::vector<std::shared_ptr<torch::
       members.push_back(it->second);
     }
     if (members.empty()) continue;  // nothing trainable to shard
-    unit_of_module_[module.get()] = units_.size();
+    std::set<std::string> kinds;
+    for (size_t k : members)
+      kinds.insert(std::string(c10::toString(params_[k].scalar_type())) + "@" + params_[k].device().str());
+    if (kinds.size() != 1)
+      throw UsageError(
+          "a wrapping unit of this model mixes parameters of different types or devices, which one "
+          "flat shard cannot hold; run with --sharding gradients");
+    const size_t u = units_.size();
+    unit_of_module_[module.get()] = u;
     units_.emplace_back();
-    add_buckets(members, shapes, bucket_bytes, static_cast<int>(units_.size() - 1));
+    add_buckets(members, shapes, bucket_bytes, static_cast<int>(u));
+    // Whole as made: freed now, until its first use.
+    units_[u].parameters = members.size();
+    units_[u].gathered = true;
+    for (size_t b : units_[u].buckets) gathered_bytes_ += static_cast<int64_t>(buckets_[b].whole.nbytes());
+    release(u);
   }
 }
 
@@ -174,13 +187,9 @@ void ShardedDataParallel::add_buckets(const std::vector<size_t>& members, const 
   if (members.empty()) return;
   std::vector<GradientShape> subset;
   for (size_t k : members) subset.push_back(shapes[k]);
-  // A unit is one bucket: its parameters are gathered and freed together.
+  // A unit is one bucket per gathered precision: its parameters are gathered and freed together.
   auto layouts = shard_buckets(subset, unit < 0 ? bucket_bytes : std::numeric_limits<int64_t>::max(), group_.size(),
                                group_.rank());
-  if (unit >= 0 && layouts.size() != 1)
-    throw UsageError(
-        "a wrapping unit of this model mixes parameters of different types or devices, which one "
-        "flat shard cannot hold; run with --sharding gradients");
   for (auto& layout : layouts) {
     for (auto& m : layout.members) m = members[m];  // indices into params_ from here on
     for (auto& piece : layout.pieces) piece.param = members[piece.param];
@@ -189,35 +198,35 @@ void ShardedDataParallel::add_buckets(const std::vector<size_t>& members, const 
       bucket_of_[layout.members[i]] = b;
       offset_of_[layout.members[i]] = layout.offsets[i];
     }
+    Bucket bucket;
+    bucket.unit = unit;
     if (unit >= 0) {
-      Unit& u = units_[static_cast<size_t>(unit)];
-      u.bucket = b;
-      const torch::Tensor& first = params_[layout.members.front()];
+      units_[static_cast<size_t>(unit)].buckets.push_back(b);
+      const size_t first = layout.members.front();
       torch::NoGradGuard no_grad;
-      u.whole = torch::zeros({layout.padded}, first.options().requires_grad(false));
+      // The exact values, of which this rank keeps its slice; the whole
+      // buffer is their cast when gathered in the run's precision.
+      auto master = torch::zeros({layout.padded}, params_[first].options().requires_grad(false));
+      for (size_t i = 0; i < layout.members.size(); ++i) {
+        const auto& p = params_[layout.members[i]];
+        shaped_like(master.narrow(0, layout.offsets[i], p.numel()), p).copy_(p.detach());
+      }
+      bucket.shard = master.narrow(0, group_.rank() * layout.shard, layout.shard).clone();
+      bucket.whole = gathered_in_run_precision_[first] ? master.to(run_precision_) : master;
       for (size_t i = 0; i < layout.members.size(); ++i) {
         auto& p = params_[layout.members[i]];
-        auto slot = shaped_like(u.whole.narrow(0, layout.offsets[i], p.numel()), p);
-        slot.copy_(p.detach());
-        p.set_data(slot);  // the parameter is now a view of the unit's buffer
+        p.set_data(shaped_like(bucket.whole.narrow(0, layout.offsets[i], p.numel()), p));  // a view of the buffer
         flat_params_[layout.members[i]] = flat_view(p);
       }
-      u.shard = u.whole.narrow(0, group_.rank() * layout.shard, layout.shard).clone();
-      u.gathered = true;
-      gathered_bytes_ += u.whole.nbytes();
-      release(static_cast<size_t>(unit));
     }
     pieces_of_bucket_.resize(b + 1);
     for (const auto& piece : layout.pieces) {
-      torch::Tensor view = unit >= 0
-                               ? units_[static_cast<size_t>(unit)].shard.narrow(0, piece.shard_offset, piece.length)
-                               : flat_params_[piece.param].narrow(0, piece.param_offset, piece.length);
+      torch::Tensor view = unit >= 0 ? bucket.shard.narrow(0, piece.shard_offset, piece.length)
+                                     : flat_params_[piece.param].narrow(0, piece.param_offset, piece.length);
       pieces_of_bucket_[b].push_back(pieces_.size());
       pieces_.push_back({b, piece, view});
     }
-    Bucket bucket;
     bucket.layout = std::move(layout);
-    bucket.unit = unit;
     buckets_.push_back(std::move(bucket));
   }
 }
@@ -226,7 +235,7 @@ ShardedDataParallel::~ShardedDataParallel() {
   // Parameters may outlive this object; their hooks must not call into it.
   if (!units_.empty()) nn::attach_unit_sharder(nullptr);
   if (hooked_)
-    for (auto& p : params_) torch::autograd::impl::post_acc_grad_hooks(p).reset();
+    for (auto& p : params_) GradientReadyHook::detach(p);
 }
 
 void ShardedDataParallel::expect_backward(bool completes_step) {
@@ -244,26 +253,35 @@ void ShardedDataParallel::on_gradient_ready(size_t k) {
       take_gradient(k);
       if (++b.ready == static_cast<int>(b.layout.members.size())) launch(b);
     }
+  } else if (gathered_in_run_precision_[k]) {
+    // A bf16 .grad would add up the micro-batches in bf16: into fp32 now.
+    take_gradient(k);
   }
   // Every use of a parameter in backward is done when autograd accumulates
   // its gradient; when all of a unit's are, its parameters can go.
   if (unit >= 0) {
     Unit& u = units_[static_cast<size_t>(unit)];
-    if (++u.gradients_ready == buckets_[u.bucket].layout.members.size()) release(static_cast<size_t>(unit));
+    if (++u.gradients_ready == u.parameters) release(static_cast<size_t>(unit));
   }
 }
 
 void ShardedDataParallel::take_gradient(size_t k) {
   Bucket& b = buckets_[bucket_of_[k]];
   auto& grad = params_[k].mutable_grad();
-  if (!b.flat.defined()) b.flat = torch::zeros({b.layout.padded}, params_[k].options().requires_grad(false));
+  // fp32 (the shard's type) whatever the precision the unit was gathered in.
+  if (!b.flat.defined())
+    b.flat = torch::zeros({b.layout.padded}, params_[k]
+                                                 .options()
+                                                 .dtype(b.unit >= 0 ? b.shard.scalar_type() : params_[k].scalar_type())
+                                                 .requires_grad(false));
   if (!grad.defined()) return;  // no gradient this step: its slot stays zero
   if (grad.is_sparse())
     throw UsageError("a parameter of shape " + c10::str(params_[k].sizes()) +
                      " has sparse gradients (an embedding table), which sharding does not cut; run with "
                      "--sharding none");
   torch::NoGradGuard no_grad;
-  shaped_like(b.flat.narrow(0, offset_of_[k], params_[k].numel()), params_[k]).copy_(grad);
+  // Added: earlier micro-batches may be there already (gathered in the run's precision).
+  shaped_like(b.flat.narrow(0, offset_of_[k], params_[k].numel()), params_[k]).add_(grad);
   grad.reset();  // the bucket holds it now
 }
 
@@ -493,22 +511,35 @@ ShardedDataParallel::CommHistory ShardedDataParallel::take_history() {
 void ShardedDataParallel::gather(size_t u) {
   Unit& unit = units_[u];
   if (unit.gathered || unit.gathering) return;
-  allocate_storage(unit.whole);
-  gathered_bytes_ += static_cast<int64_t>(unit.whole.nbytes());
+  unit.gathering = true;
+  for (size_t b : unit.buckets) {
+    Bucket& bucket = buckets_[b];
+    allocate_storage(bucket.whole);
+    gathered_bytes_ += static_cast<int64_t>(bucket.whole.nbytes());
+    if (gather_observer_) gather_observer_(bucket.whole);
+    bucket.sent = bucket.shard.to(bucket.whole.scalar_type());  // the shard itself when they agree
+    bucket.gathering =
+        record("all-gather", static_cast<int64_t>(bucket.whole.nbytes()),
+               [&](std::function<void()> done) { return group_.allgather_into(bucket.whole, bucket.sent, done); });
+  }
   peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
-  if (gather_observer_) gather_observer_(unit.whole);
-  unit.gathering = record("all-gather", static_cast<int64_t>(unit.whole.nbytes()), [&](std::function<void()> done) {
-    return group_.allgather_into(unit.whole, unit.shard, done);
-  });
+}
+
+void ShardedDataParallel::finish_gathers(Unit& unit) {
+  for (size_t b : unit.buckets) {
+    Bucket& bucket = buckets_[b];
+    if (!bucket.gathering) continue;
+    wait(*bucket.gathering);
+    bucket.gathering.reset();
+    bucket.sent = torch::Tensor();
+  }
+  unit.gathering = false;
 }
 
 void ShardedDataParallel::wait_gathered(size_t u) {
   Unit& unit = units_[u];
   gather(u);
-  if (unit.gathering) {
-    wait(*unit.gathering);
-    unit.gathering.reset();
-  }
+  finish_gathers(unit);
   unit.gathered = true;
 }
 
@@ -516,18 +547,32 @@ void ShardedDataParallel::release(size_t u) {
   Unit& unit = units_[u];
   unit.gradients_ready = 0;
   if (unsharded_ || (!unit.gathered && !unit.gathering)) return;
-  if (unit.gathering) {  // its memory is being written: let the collective end first
-    wait(*unit.gathering);
-    unit.gathering.reset();
+  finish_gathers(unit);  // memory being written: let the collectives end first
+  for (size_t b : unit.buckets) {
+    free_storage(buckets_[b].whole);
+    gathered_bytes_ -= static_cast<int64_t>(buckets_[b].whole.nbytes());
   }
-  free_storage(unit.whole);
   unit.gathered = false;
-  gathered_bytes_ -= static_cast<int64_t>(unit.whole.nbytes());
 }
 
 void ShardedDataParallel::unshard() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (units_.empty() || unsharded_) return;
+  // What follows training reads the exact weights: the buckets gathered in
+  // the run's precision become fp32 buffers, of which the parameters are views.
+  for (size_t u = 0; u < units_.size(); ++u) release(u);
+  for (auto& bucket : buckets_) {
+    if (bucket.unit < 0 || bucket.whole.scalar_type() == bucket.shard.scalar_type()) continue;
+    torch::NoGradGuard no_grad;
+    bucket.whole = torch::empty({bucket.layout.padded}, bucket.shard.options());
+    for (size_t i = 0; i < bucket.layout.members.size(); ++i) {
+      const size_t k = bucket.layout.members[i];
+      params_[k].set_data(
+          shaped_like(bucket.whole.narrow(0, bucket.layout.offsets[i], params_[k].numel()), params_[k]));
+      flat_params_[k] = flat_view(params_[k]);
+    }
+    free_storage(bucket.whole);  // gather allocates it
+  }
   for (size_t u = 0; u < units_.size(); ++u) gather(u);
   for (size_t u = 0; u < units_.size(); ++u) wait_gathered(u);
   unsharded_ = true;
@@ -541,14 +586,16 @@ void ShardedDataParallel::set_gather_observer(std::function<void(const torch::Te
 
 std::vector<torch::Tensor> ShardedDataParallel::parameter_shards() const {
   std::vector<torch::Tensor> all;
-  for (const auto& u : units_) all.push_back(u.shard);
+  for (const auto& b : buckets_)
+    if (b.unit >= 0) all.push_back(b.shard);
   return all;
 }
 
 std::vector<torch::Tensor> ShardedDataParallel::gathered_parameters() const {
   std::vector<torch::Tensor> all;
   for (const auto& u : units_)
-    if (u.gathered || u.gathering) all.push_back(u.whole);
+    if (u.gathered || u.gathering)
+      for (size_t b : u.buckets) all.push_back(buckets_[b].whole);
   return all;
 }
 
@@ -571,9 +618,17 @@ nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& o
       weight_bytes += params_[k].numel() * static_cast<int64_t>(params_[k].element_size());
       root_elements += params_[k].numel();
     }
+  int64_t gathered_in_run_precision = 0, gathered_in_fp32 = 0;
   for (const auto& u : units_) {
-    weight_bytes += static_cast<int64_t>(u.shard.nbytes());
-    largest_unit_bytes = std::max(largest_unit_bytes, static_cast<int64_t>(u.whole.nbytes()));
+    int64_t unit_bytes = 0;
+    for (size_t b : u.buckets) {
+      const Bucket& bucket = buckets_[b];
+      weight_bytes += static_cast<int64_t>(bucket.shard.nbytes());
+      unit_bytes += static_cast<int64_t>(bucket.whole.nbytes());
+      (bucket.whole.scalar_type() == bucket.shard.scalar_type() ? gathered_in_fp32 : gathered_in_run_precision) +=
+          bucket.layout.elements;
+    }
+    largest_unit_bytes = std::max(largest_unit_bytes, unit_bytes);
   }
   for (const auto& b : buckets_) {
     elements += b.layout.elements;
@@ -622,12 +677,18 @@ nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& o
         {"root_elements", root_elements},
         {"largest_unit_bytes", largest_unit_bytes},
         {"peak_gathered_bytes", peak_gathered_bytes_},
-        {"gathered_precision", c10::toString(units_.front().whole.scalar_type())},
+        {"gathered_precision", c10::toString(gathered_in_run_precision > 0 ? run_precision_ : c10::ScalarType::Float)},
+        {"elements_gathered_in_run_precision", gathered_in_run_precision},
+        {"elements_gathered_in_fp32", gathered_in_fp32},
+        {"gradient_reduce_precision", "Float"},
         {"definition",
          "units: the wrapping units whose parameters are sharded between uses; root_elements: trainable "
-         "elements outside every unit, kept whole; peak_gathered_bytes: the most memory gathered units held "
-         "at once in this run (the unit computing, the one prefetched, the last one freed only when its "
-         "gradients are all in)"}};
+         "elements outside every unit, kept whole; largest_unit_bytes: the largest unit gathered; "
+         "peak_gathered_bytes: the most memory gathered units held at once in this run (the unit computing, "
+         "the one prefetched, the last one freed only when its gradients are all in); gathered_precision: "
+         "the type the units' linear and convolution weights are gathered in (the run's precision "
+         "under autocast, as FSDP's MixedPrecision param_dtype; the other elements_gathered_in_fp32 stay "
+         "fp32); gradients are reduce-scattered in fp32 (reduce_dtype)"}};
   return out;
 }
 

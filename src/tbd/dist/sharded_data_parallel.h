@@ -33,6 +33,19 @@
 // at that moment. Parameters outside every unit (embeddings, heads, final
 // norms: the root, as FSDP calls it) stay whole, as with gradients.
 //
+// Mixed precision (FSDP's MixedPrecision with param_dtype the run's
+// precision, reduce_dtype fp32): under --precision bf16 full gathers the
+// units' linear and convolution weights and biases in bf16 (a second flat
+// buffer per unit; the norms' parameters, which autocast keeps fp32, are
+// gathered fp32), so the all-gathers carry half the bytes, the gathered
+// copies take half the memory, and autocast has nothing left to cast. The
+// rank keeps its shard in fp32 (the master weights the optimizer steps);
+// a bf16 gradient is added into its bucket's fp32 flat as soon as backward
+// gives it (micro-batches accumulate in fp32) and reduce-scattered in fp32.
+// Autocast would have cast those parameters to bf16 at every use, and a
+// cast's backward returns its bf16 gradient widened to fp32, so the step
+// computes what the replicated bf16 run computes.
+//
 // With gradient accumulation only the last micro-batch's backward reduces
 // (as DDP's no_sync): the earlier ones add up in .grad as usual.
 #pragma once
@@ -64,10 +77,12 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // `optimizers`: every optimizer that steps `parameters` (each trainable
   // parameter in at most one group), before their first step. `units`: the
   // workload's wrapping units (Workload::shard_units), used by full only.
-  // Throws UsageError for what cannot be sharded.
+  // `run_precision`: autocast's type (Float without autocast), in which
+  // full gathers what autocast casts. Throws UsageError for what cannot be
+  // sharded.
   ShardedDataParallel(std::vector<torch::Tensor> parameters, std::vector<torch::optim::Optimizer*> optimizers,
                       std::vector<std::shared_ptr<torch::nn::Module>> units, ProcessGroup& group, int64_t bucket_bytes,
-                      bool overlap, Sharding stage);
+                      bool overlap, Sharding stage, c10::ScalarType run_precision = c10::ScalarType::Float);
   ~ShardedDataParallel() override;
 
   void expect_backward(bool completes_step) override;
@@ -128,20 +143,26 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
  private:
   struct Bucket {
     ShardedBucket layout;
-    torch::Tensor flat;   // the bucket's gradients, padded; from the first gradient until the step
+    torch::Tensor flat;   // the bucket's gradients, padded, fp32; from the first gradient until the step
     torch::Tensor slice;  // this rank's averaged slice (a view of flat, or the reduce-scatter's output)
     int ready = 0;
     bool launched = false;
     std::shared_ptr<PendingReduce> pending;
     int unit = -1;  // full: the wrapping unit whose parameters this bucket holds; -1: whole parameters
+    // A unit's bucket (full): its parameters are views of `whole` (padded,
+    // in the gathered precision; its memory freed while sharded); `shard`
+    // is this rank's slice in fp32, kept between uses, what the optimizer
+    // steps; `sent` its cast to the gathered precision while an all-gather
+    // into whole (`gathering`) is in flight.
+    torch::Tensor whole, shard, sent;
+    std::shared_ptr<PendingReduce> gathering;
   };
-  // A wrapping unit of full: one bucket, its parameters views of `whole`.
+  // A wrapping unit of full: one bucket, or two under mixed precision (what
+  // autocast casts, gathered in the run's precision; the rest fp32).
   struct Unit {
-    size_t bucket = 0;
-    torch::Tensor whole;  // padded flat of the unit's parameters; its memory is freed while sharded
-    torch::Tensor shard;  // this rank's slice of it, kept between uses; the optimizer steps it
-    std::shared_ptr<PendingReduce> gathering;  // an all-gather into whole in flight
-    bool gathered = false;
+    std::vector<size_t> buckets;
+    size_t parameters = 0;
+    bool gathered = false, gathering = false;
     size_t gradients_ready = 0;  // parameters whose gradient this backward has produced
   };
   struct Piece {
@@ -169,6 +190,7 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // waits until they are whole; frees their memory.
   void gather(size_t u);
   void wait_gathered(size_t u);
+  void finish_gathers(Unit& unit);  // waits for the unit's all-gathers in flight
   void release(size_t u);
   // The gradient of unit u's output has arrived: u must be whole.
   void before_backward(size_t u);
@@ -193,7 +215,9 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   std::vector<size_t> reducing_order_;
   static constexpr size_t kFlatsInFlight = 2;
   std::vector<Unit> units_;
-  std::vector<int> unit_of_;  // each parameter's unit, -1 for the root
+  std::vector<int> unit_of_;                     // each parameter's unit, -1 for the root
+  std::vector<bool> gathered_in_run_precision_;  // each parameter's (full, mixed precision)
+  c10::ScalarType run_precision_;
   std::map<const torch::nn::Module*, size_t> unit_of_module_;
   std::vector<size_t> forward_order_;  // units in the order the first forward ran them
   bool order_known_ = false;

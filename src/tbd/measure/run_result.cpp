@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <torch/nn/module.h>
 
@@ -12,6 +13,7 @@
 #include "tbd/measure/machine/timing_conditions.h"
 #include "tbd/measure/model_flops_utilisation.h"
 #include "tbd/measure/run_session.h"
+#include "tbd/nn/shard_unit.h"
 
 namespace tbd {
 
@@ -28,6 +30,7 @@ nlohmann::json wrapping_units(const Workload& workload, const ParameterSet& stat
   // A parameter counts in the first unit that holds it; units without one
   // are skipped, as the sharded reducer skips them.
   std::map<const c10::TensorImpl*, int> unit_of;
+  std::set<const c10::TensorImpl*> cast;
   int64_t largest = 0, in_units = 0;
   int numbered = 0;
   for (const auto& unit : units) {
@@ -35,24 +38,29 @@ nlohmann::json wrapping_units(const Workload& workload, const ParameterSet& stat
     for (const auto& p : unit->parameters())
       if (p.requires_grad() && unit_of.emplace(p.unsafeGetTensorImpl(), numbered).second) elements += p.numel();
     if (elements == 0) continue;
+    for (const auto& p : nn::parameters_cast_by_autocast(*unit)) cast.insert(p.unsafeGetTensorImpl());
     ++numbered;
     largest = std::max(largest, elements);
     in_units += elements;
   }
-  nlohmann::json parameter_units = nlohmann::json::array();
+  nlohmann::json parameter_units = nlohmann::json::array(), cast_by_autocast = nlohmann::json::array();
   for (const auto& p : state.weights)
     if (p.requires_grad()) {
       const auto it = unit_of.find(p.unsafeGetTensorImpl());
       parameter_units.push_back(it == unit_of.end() ? -1 : it->second);
+      cast_by_autocast.push_back(it != unit_of.end() && cast.contains(p.unsafeGetTensorImpl()));
     }
   return {{"count", numbered},
           {"largest_unit_elements", largest},
           {"root_elements", state.trainable_parameter_count() - in_units},
           {"parameter_units", parameter_units},
+          {"parameter_cast_by_autocast", cast_by_autocast},
           {"definition",
            "the modules --sharding full gathers one at a time, in forward order (docs/distributed.md#sharding): "
-           "how many, the trainable elements of the largest, those outside every unit (kept whole), and each "
-           "trainable parameter's unit (-1: outside every unit), in the order of gradients.elements"}};
+           "how many, the trainable elements of the largest, those outside every unit (kept whole), each "
+           "trainable parameter's unit (-1: outside every unit), in the order of gradients.elements, and "
+           "whether it is a unit's linear or convolution weight or bias (autocast casts it; full gathers it in "
+           "the run's precision under bf16)"}};
 }
 
 }  // namespace

@@ -241,9 +241,9 @@ void join_data_parallel(Session& s) {
                      " declares no wrapping units (the modules gathered just before they compute and freed "
                      "after), so its parameters cannot be sharded; use --sharding gradients (ZeRO-2) or none");
   if (s.options.sharding != Sharding::none)
-    s.sharded =
-        std::make_unique<ShardedDataParallel>(state.weights, s.workload->optimizers(), s.workload->shard_units(),
-                                              *s.group, bucket_bytes, s.options.dist_overlap, s.options.sharding);
+    s.sharded = std::make_unique<ShardedDataParallel>(
+        state.weights, s.workload->optimizers(), s.workload->shard_units(), *s.group, bucket_bytes,
+        s.options.dist_overlap, s.options.sharding, autocast_type(s.options.precision));
   else
     s.reducer = std::make_unique<GradientReducer>(replicated, *s.group, bucket_bytes, s.options.dist_overlap);
 }

@@ -35,16 +35,22 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
   // (not the RMSNorm weights, nor an untied input embedding, a lookup).
   const double block_matmul_weights = 2 * d * q + 2 * d * kv + 3 * d * F, head_matmul_weights = V * d;
 
-  // ZeRO's units: the blocks; the root (embeddings, head, final norm) stays whole.
-  const double block_parameters = block_matmul_weights + 2 * d;
-  const double root_parameters = N - static_cast<double>(c.layers) * block_parameters;
-  const WrappingUnitBytes units{
-      .root_share = root_parameters / N, .largest_unit = 4 * block_parameters, .count = c.layers};
-  const ShardedModelState state = sharded_model_state({4 * N, 4 * N, 8 * N}, units, s.ranks, s.sharding);
+  // ZeRO's units: the blocks; the root (embeddings, head, final norm) stays
+  // whole. Under autocast full gathers a block's projections in the run's
+  // precision (its norms' weights fp32), so autocast casts none of them.
   const bool sharded = s.sharding != Sharding::none;
-  const std::string per_rank = fmt::format(" / {} ranks", s.ranks);
   const bool shards_weights = s.sharding == Sharding::full,
              shards_gradients = s.sharding == Sharding::gradients || shards_weights;
+  const bool gathers_low = shards_weights && autocast;
+  const double block_parameters = block_matmul_weights + 2 * d;
+  const double block_gathered = gathers_low ? a * block_matmul_weights + 4 * 2 * d : 4 * block_parameters;
+  const double root_parameters = N - static_cast<double>(c.layers) * block_parameters;
+  const WrappingUnitBytes units{.root_share = root_parameters / N,
+                                .largest_unit = block_gathered,
+                                .largest_unit_gradients = 4 * block_parameters,
+                                .count = c.layers};
+  const ShardedModelState state = sharded_model_state({4 * N, 4 * N, 8 * N}, units, s.ranks, s.sharding);
+  const std::string per_rank = fmt::format(" / {} ranks", s.ranks);
 
   MemoryPlan plan;
   plan.parameters = n;
@@ -97,14 +103,16 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
                               fmt::format("4 B x {} x {} (cross-entropy's log-softmax, fp32)", t, c.vocabulary)});
   // Autocast casts each matmul weight once per forward; backward keeps the
   // casts of the head and of the blocks that are not checkpointed (a
-  // checkpointed block saves nothing, and re-casts when it re-runs).
-  const double cast_weights = static_cast<double>(kept) * block_matmul_weights + head_matmul_weights;
+  // checkpointed block saves nothing, and re-casts when it re-runs). Full
+  // gathers the blocks' weights already cast: only the head's are copies.
+  const int64_t cast_blocks = gathers_low ? 0 : kept;
+  const double cast_weights = static_cast<double>(cast_blocks) * block_matmul_weights + head_matmul_weights;
   if (autocast)
     plan.activations.push_back(
         {"weight_copies", a * cast_weights,
-         fmt::format("{} B x {} matmul weights of the head and {} blocks not checkpointed (autocast's casts, kept "
-                     "for backward)",
-                     a, with_thousands(static_cast<long long>(cast_weights)), kept)});
+         fmt::format("{} B x {} matmul weights of the head and {} blocks{} (autocast's casts, kept for backward)", a,
+                     with_thousands(static_cast<long long>(cast_weights)), cast_blocks,
+                     gathers_low ? " (full gathers them in the run's precision)" : " not checkpointed")});
 
   // At the start of backward the loss's gradient exists twice over the
   // vocabulary (of the log-probabilities, then of the logits), in fp32.
@@ -140,10 +148,10 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
            fmt::format("up to 3 buckets of {} whole beyond this rank's slices (on the wire or filling)",
                        format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit : 0.0)))});
     if (state.gathered > 0)
-      plan.transients.push_back({"gathered_blocks", state.gathered,
-                                 fmt::format("2 blocks x 4 B x {} parameters (the one computing and the one "
-                                             "prefetched)",
-                                             with_thousands(static_cast<long long>(block_parameters)))});
+      plan.transients.push_back(
+          {"gathered_blocks", state.gathered,
+           fmt::format("2 blocks x {} (the one computing and the one prefetched){}", format_bytes(block_gathered),
+                       gathers_low ? "; projections in the run's precision, norms fp32" : "")});
     if (checkpointed > 0)
       plan.transients.push_back(
           {"recomputation", full_block, "a checkpointed block re-running its forward (its full activations)"});
@@ -162,9 +170,11 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
       "workspace (cuBLAS, cuDNN) and the allocator's fragmentation are not included: leave a margin"};
   if (sharded)
     plan.assumptions.push_back(fmt::format(
-        "{} ranks, --sharding {} (ZeRO-{}): each rank runs the whole batch given; weights gathered and gradients "
-        "reduced in fp32; buckets of {}; shard padding and the collectives' buffers not included",
-        s.ranks, to_string(s.sharding), static_cast<int>(s.sharding), format_bytes(s.bucket_bytes)));
+        "{} ranks, --sharding {} (ZeRO-{}): each rank runs the whole batch given; weights gathered in {} and "
+        "gradients reduced in fp32; buckets of {}; shard padding and the collectives' buffers not included",
+        s.ranks, to_string(s.sharding), static_cast<int>(s.sharding),
+        gathers_low ? "the run's precision (the blocks' projections; norms fp32)" : "fp32",
+        format_bytes(s.bucket_bytes)));
   return plan;
 }
 

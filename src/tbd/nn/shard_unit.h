@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -36,5 +37,15 @@ void attach_unit_sharder(UnitSharder* sharder);
 
 // `forward` computes `unit`'s output from the unit's parameters.
 torch::Tensor run_unit(const torch::nn::Module& unit, const std::function<torch::Tensor()>& forward);
+
+// The parameters of `unit` that autocast casts to the run's precision
+// wherever they are used: the weights of its linear and convolution layers
+// (autocast's lower-precision ops). Sharding gathers these in the run's
+// precision (FSDP's MixedPrecision param_dtype), so they hold what autocast
+// would have cast them to. The rest stay fp32: norms' weights and biases
+// (autocast runs norms in fp32), embeddings (a lookup is not cast), and
+// the layers' biases, which LibTorch's Linear adds after the matmul, in
+// the matmul's output type, where autocast does not cast them.
+std::vector<torch::Tensor> parameters_cast_by_autocast(const torch::nn::Module& unit);
 
 }  // namespace tbd::nn

@@ -73,10 +73,13 @@ void print_summary(std::ostream& out, const nlohmann::json& r,
           "sharding", (*sharding)["strategy"].get<std::string>(), (*sharding)["zero_stage"].get<int>(), mib("total"),
           mib("weights"), mib("gradients"), mib("optimizer_state"));
       if (const auto units = sharding->find("units"); units != sharding->end() && units->is_object())
-        out << fmt::format("  {:<12}{} units, parameters gathered at once at most {:.1f} MiB (largest unit {:.1f})\n",
-                           "", (*units)["count"].get<long long>(),
-                           (*units)["peak_gathered_bytes"].get<double>() / (1024.0 * 1024.0),
-                           (*units)["largest_unit_bytes"].get<double>() / (1024.0 * 1024.0));
+        out << fmt::format(
+            "  {:<12}{} units, parameters gathered at once at most {:.1f} MiB (largest unit {:.1f}); linear "
+            "weights gathered in {}, gradients reduced in {}\n",
+            "", (*units)["count"].get<long long>(), (*units)["peak_gathered_bytes"].get<double>() / (1024.0 * 1024.0),
+            (*units)["largest_unit_bytes"].get<double>() / (1024.0 * 1024.0),
+            units->value("gathered_precision", std::string("Float")),
+            units->value("gradient_reduce_precision", std::string("Float")));
     }
   }
   if (r.value("partial", false)) out << "  PARTIAL: interrupted before the timed windows completed\n";

@@ -4,6 +4,7 @@
 
 #include "tbd/core/error.h"
 #include "tbd/core/zero_memory.h"
+#include "tbd/predict/sharded_step.h"
 
 namespace tbd {
 
@@ -22,6 +23,9 @@ struct Base {
   double forward_peak = 0;  // the forward phase's peak (0: not recorded)
   double gradients = 0;     // bytes of every trainable parameter's gradient
   WrappingUnitBytes units;  // full only
+  // full under bf16: the copies autocast kept of the units' parameters in
+  // the base, which a rank does not make (its gathered ones are bf16).
+  double autocast_copies = 0;
   double bucket_bytes = 0;  // --bucket-mb
 };
 
@@ -50,13 +54,10 @@ Base read_base(const nlohmann::json& base, Sharding sharding, double bucket_byte
   // Each trainable parameter's elements and element size (autocast keeps
   // fp32 weights and gradients).
   const auto& sizes = g.value("element_size", nlohmann::json());
-  double elements = 0;
   for (size_t k = 0; k < g["elements"].size(); ++k) {
     const double size = sizes.is_array() && k < sizes.size() && sizes[k].is_number() ? sizes[k].get<double>() : 4.0;
-    elements += g["elements"][k].get<double>();
     b.gradients += g["elements"][k].get<double>() * size;
   }
-  const double bytes_per_element = elements > 0 ? b.gradients / elements : 4.0;
   if (sharding == Sharding::full) {
     const auto& units = base.value("model", nlohmann::json()).value("wrapping_units", nlohmann::json());
     if (!units.is_object())
@@ -67,7 +68,12 @@ Base read_base(const nlohmann::json& base, Sharding sharding, double bucket_byte
     const double trainable = base.at("model").at("trainable_parameters").get<double>();
     b.units.count = units.at("count").get<long long>();
     b.units.root_share = trainable > 0 ? units.at("root_elements").get<double>() / trainable : 1;
-    b.units.largest_unit = units.at("largest_unit_elements").get<double>() * bytes_per_element;
+    const UnitGathers gathers = unit_gathers(base);
+    for (size_t u = 0; u < gathers.bytes.size(); ++u) {
+      b.units.largest_unit = std::max(b.units.largest_unit, gathers.bytes[u]);
+      b.units.largest_unit_gradients = std::max(b.units.largest_unit_gradients, gathers.gradient_bytes[u]);
+    }
+    b.autocast_copies = gathers.autocast_copies;
   }
   return b;
 }
@@ -80,8 +86,12 @@ double peak_per_rank(const Base& b, int n, Sharding s) {
   const ShardedModelState m = sharded_state(b, n, s);
   const double gradients_at_peak = sharded_gradients_alive(b.gradients_at_peak, b.bucket_bytes, b.units, n, s);
   const double state_change = m.weights + m.optimizer_state - b.weights - b.optimizer_state;
-  if (b.peak_before_units_regather) return std::max(b.peak + state_change, b.forward_peak + state_change + m.gathered);
-  return b.peak + state_change - b.gradients_at_peak + gradients_at_peak + m.gathered;
+  // Before the first gradient every autocast copy the base made is alive;
+  // later, some are freed (not modelled: the prediction stays above).
+  const double copies = b.gradients_at_peak == 0 ? b.autocast_copies : 0;
+  if (b.peak_before_units_regather)
+    return std::max(b.peak + state_change - copies, b.forward_peak + state_change + m.gathered - b.autocast_copies);
+  return b.peak + state_change - b.gradients_at_peak + gradients_at_peak + m.gathered - copies;
 }
 
 }  // namespace
@@ -114,7 +124,10 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
        "state O/N (every strategy but none); peak per rank = the base's peak with its weights, gradients and "
        "optimizer state at the peak replaced by their sharded sizes (the gradients at the peak: up to three "
        "buckets whole, the rest 1/N); a backward peak before any gradient exists holds no gathered unit, and "
-       "the forward's peak with two gathered is then the other candidate"}};
+       "the forward's peak with two gathered is then the other candidate; under bf16, full gathers the units' "
+       "linear weights in bf16 (half their bytes) and the copies autocast made of them in the base are taken "
+       "off a peak before the first gradient"}};
+  if (sharding == Sharding::full) out["autocast_copies_removed_bytes"] = b.autocast_copies;
   if (device_bytes > 0) {
     out["device_memory_bytes"] = device_bytes;
     out["fits"] = peak <= static_cast<double>(device_bytes);

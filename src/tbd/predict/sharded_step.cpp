@@ -84,6 +84,50 @@ std::vector<int> parameter_units(const nlohmann::json& base, size_t parameters) 
   return of.get<std::vector<int>>();
 }
 
+std::string base_option(const nlohmann::json& base, const char* key, const std::string& fallback) {
+  const nlohmann::json options = base.contains("workload") && base["workload"].is_object()
+                                     ? base["workload"].value("options", nlohmann::json())
+                                     : nlohmann::json();
+  return options.is_object() && options.contains(key) && options[key].is_string() ? options[key].get<std::string>()
+                                                                                  : fallback;
+}
+
+}  // namespace
+
+UnitGathers unit_gathers(const nlohmann::json& base) {
+  const nlohmann::json& g = base.at("gradients");
+  const auto shapes = shapes_of(g);
+  const std::vector<int> unit_of = parameter_units(base, shapes.size());
+  UnitGathers out;
+  const std::string precision = base_option(base, "precision", "fp32");
+  out.mixed_precision = precision == "bf16";
+  const auto& units = base.at("model").at("wrapping_units");
+  const auto& cast = units.value("parameter_cast_by_autocast", nlohmann::json());
+  if (out.mixed_precision && (!cast.is_array() || cast.size() != shapes.size()))
+    throw Error(
+        "the base ran in bf16 and does not record which of its units' parameters autocast casts "
+        "(model.wrapping_units.parameter_cast_by_autocast), which --sharding full gathers in bf16: rerun the base "
+        "with this tbd");
+  for (int u : unit_of) {
+    if (u < 0) continue;
+    out.bytes.resize(std::max(out.bytes.size(), static_cast<size_t>(u + 1)), 0.0);
+    out.gradient_bytes.resize(out.bytes.size(), 0.0);
+  }
+  const bool copies_kept = base_option(base, "activation_checkpointing", "none") == "none";
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    if (unit_of[k] < 0) continue;
+    const auto elements = static_cast<double>(shapes[k].elements);
+    const auto size = static_cast<double>(shapes[k].element_size);
+    const bool low = out.mixed_precision && cast[k].is_boolean() && cast[k].get<bool>() && size > 2;
+    out.bytes[static_cast<size_t>(unit_of[k])] += elements * (low ? 2 : size);
+    out.gradient_bytes[static_cast<size_t>(unit_of[k])] += elements * size;
+    if (low && copies_kept) out.autocast_copies += 2 * elements;
+  }
+  return out;
+}
+
+namespace {
+
 // Writes the program: computation advances a clock, launches and waits are
 // placed at its current time.
 class Program {
@@ -185,9 +229,12 @@ ShardedStep sharded_step(const nlohmann::json& base, const nlohmann::json& phase
     for (size_t k = 0; k < all.size(); ++k) all[k] = k;
     add_buckets(buckets, shapes, all, bucket_bytes, plan.ranks, -1);
   }
+  // A unit's all-gather: its parameters in the precision they are gathered in.
   std::vector<double> unit_bytes(units, 0);
-  for (const auto& b : buckets)
-    if (b.unit >= 0) unit_bytes[b.unit] = b.bytes;
+  if (full) {
+    const UnitGathers gathers = unit_gathers(base);
+    for (size_t u = 0; u < std::min(units, gathers.bytes.size()); ++u) unit_bytes[u] = gathers.bytes[u];
+  }
 
   const auto& passes = g.at("backward_passes");
   if (full && passes.size() != 1)

@@ -67,6 +67,24 @@ struct ShardedStep {
   double copied_bytes = 0;
 };
 
+// What --sharding full gathers of each wrapping unit, from a base's
+// model.wrapping_units and gradients sections: under mixed precision
+// (the base ran under autocast, bf16) the units' linear and convolution
+// parameters travel in 2 B (as ShardedDataParallel gathers them), the rest
+// at their element size. `autocast_copies`: the bytes of the copies autocast
+// made of those parameters in the base and kept for backward (none under
+// full, whose gathered parameters are already bf16): every unit's without
+// activation checkpointing, 0 with it (a checkpointed unit keeps none; a
+// selective policy's few are not subtracted). Throws Error where the base
+// lacks the sections.
+struct UnitGathers {
+  std::vector<double> bytes;           // per unit, in forward order
+  std::vector<double> gradient_bytes;  // per unit: its gradients, reduce-scattered at their element size (fp32)
+  double autocast_copies = 0;
+  bool mixed_precision = false;
+};
+UnitGathers unit_gathers(const nlohmann::json& base);
+
 struct ShardedStepPlan {
   int ranks = 2;
   Sharding sharding = Sharding::gradients;

@@ -65,8 +65,10 @@ void GradientProbe::on_gradient(size_t k, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!in_backward_) return;  // a backward outside the phase (none in tbd's workloads)
   if (grad.is_sparse()) sparse_entries_[k] += static_cast<double>(grad._nnz()), ++sparse_seen_[k];
-  double& ready = current_.back().ready_s[k];
-  if (ready < 0) ready = std::chrono::duration<double>(now - pass_begin_).count();
+  // The last call is the gradient's delivery to .grad, when data-parallel
+  // reduction takes it; an activation-checkpointed block's re-run calls
+  // the hook once before, from inside its own gradient computation.
+  current_.back().ready_s[k] = std::chrono::duration<double>(now - pass_begin_).count();
 }
 
 void GradientProbe::contribute(nlohmann::json& result) const {
