@@ -9,10 +9,14 @@
 #include <torch/torch.h>
 
 #include "tbd/core/statistics.h"
+#include "tbd/data/embedding_bags.h"
 #include "tbd/dist/process_group.h"
+#include "tbd/dist/sharded_embedding_bags.h"
 #include "tbd/dist/sparse_allreduce.h"
 #include "tbd/measure/machine/device.h"
+#include "tbd/nn/dlrm.h"
 #include "tbd/predict/data_parallel_model.h"
+#include "tbd/predict/embedding_exchange.h"
 #include "tbd/predict/sharded_step.h"
 
 namespace tbd {
@@ -263,18 +267,75 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
           {"sparse_gradients", sparse.size()}};
 }
 
-nlohmann::json measure_all_to_alls(ProcessGroup& group, c10::Device device, const std::vector<double>& sizes) {
-  nlohmann::json out = nlohmann::json::array();
-  const int64_t ranks = group.size();
-  for (double bytes : sizes) {
-    const int64_t per_rank = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4) / ranks);
-    const auto on = torch::TensorOptions().dtype(torch::kFloat).device(device);
-    torch::Tensor send = torch::ones({per_rank * ranks}, on), receive = torch::empty({per_rank * ranks}, on);
-    const std::vector<int64_t> splits(static_cast<size_t>(ranks), per_rank);
-    const double seconds = median_alone(group, device, [&] { return group.all_to_all(receive, send, splits, splits); });
-    out.push_back({{"bytes", bytes}, {"seconds", seconds}});
+// Passes timed per placement (after two to warm up): the placed pass's time
+// moves by milliseconds with where the ranks meet at its all-to-alls.
+constexpr int kLookupPasses = 11;
+
+nlohmann::json measure_placed_lookups(ProcessGroup& group, c10::Device device, const EmbeddingLookups& lookups,
+                                      EmbeddingSharding how) {
+  nn::DLRMConfig config = nn::dlrm_config(lookups.config);
+  config.table_sizes = lookups.table_sizes;
+  config.lookups = lookups.lookups;
+  config.embedding_dim = lookups.dim;
+  // The rank's own bags, as dlrm's synthetic data draws them.
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(0x10c4ull + static_cast<uint64_t>(group.rank()));
+  std::vector<std::vector<torch::Tensor>> bags;
+  for (int k = 0; k < 3; ++k) {
+    std::vector<torch::Tensor> ids;
+    for (size_t t = 0; t < config.table_sizes.size(); ++t)
+      ids.push_back(power_law_ids(config.table_sizes[t], lookups.batch * config.lookups[t], lookups.skew, generator)
+                        .view({lookups.batch, config.lookups[t]}));
+    bags.push_back(fixed_size_bags(ids, device));
   }
-  return out;
+  // Forward and backward of the pooled rows, the tables' gradients dropped
+  // after each pass, as a step's zeroing does. The rows' gradients are
+  // dense tensors, as the model's interaction hands them back: the
+  // broadcast gradient of a sum (stride 0) would send embedding-bag
+  // backward down a path 5-10 times slower (3 against 16-37 ms for rm1's
+  // eight tables at small scale, measured).
+  const auto median_pass = [&](torch::nn::Module& tables,
+                               const std::function<std::vector<torch::Tensor>(at::TensorList)>& pool) {
+    std::vector<double> seconds;
+    for (int rep = 0; rep < 2 + kLookupPasses; ++rep) {
+      group.barrier();
+      const auto begin = Clock::now();
+      const std::vector<torch::Tensor> rows = pool(bags[static_cast<size_t>(rep) % bags.size()]);
+      std::vector<torch::Tensor> gradients;
+      for (const auto& r : rows) gradients.push_back(torch::ones_like(r));
+      torch::autograd::backward(rows, gradients);
+      synchronize(device);
+      if (rep >= 2) seconds.push_back(seconds_since(begin));
+      for (auto& p : tables.parameters()) p.mutable_grad().reset();
+    }
+    return percentile(seconds, 0.5);
+  };
+  double placed = 0, replicated = 0;
+  {
+    ShardedEmbeddingBags sharded(config, how, group);
+    sharded->to(device);
+    placed = median_pass(*sharded, [&](at::TensorList b) { return sharded->pooled(b); });
+  }
+  {
+    config.local_tables = true;
+    torch::nn::ModuleList whole;
+    for (int64_t rows : config.table_sizes)
+      whole->push_back(torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(rows, config.embedding_dim)
+                                                   .mode(torch::kSum)
+                                                   .sparse(config.sparse_gradients)));
+    whole->to(device);
+    replicated = median_pass(*whole, [&](at::TensorList b) {
+      std::vector<torch::Tensor> out;
+      for (size_t t = 0; t < whole->size(); ++t)
+        out.push_back(whole->ptr<torch::nn::EmbeddingBagImpl>(t)->forward(b[2 * t], b[2 * t + 1]));
+      return out;
+    });
+  }
+  // Rank 0's figures, for every rank.
+  std::vector<torch::Tensor> figures = {
+      torch::tensor({placed, replicated}, torch::TensorOptions().dtype(torch::kDouble).device(device))};
+  group.broadcast_from_rank0(figures);
+  const auto host = figures.front().cpu();
+  return {{"placed_s", host[0].item<double>()}, {"replicated_s", host[1].item<double>()}};
 }
 
 nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step) {

@@ -15,6 +15,8 @@
 #include <c10/core/Device.h>
 #include <nlohmann/json.hpp>
 
+#include "tbd/core/options.h"
+
 namespace tbd {
 
 class ProcessGroup;
@@ -36,9 +38,17 @@ nlohmann::json measure_bucket_allreduces(ProcessGroup& group, c10::Device device
 // {seconds, ...}}, the other ranks an empty document.
 nlohmann::json measure_sharded_collectives(ProcessGroup& group, c10::Device device, const ShardedStep& step);
 
-// Collective: the median time of an all-to-all of each size (bytes each
-// rank sends, split evenly over the ranks) among the ranks, aligned by a
-// barrier before each: [{bytes, seconds}] on every rank.
-nlohmann::json measure_all_to_alls(ProcessGroup& group, c10::Device device, const std::vector<double>& sizes);
+// Collective: dlrm's lookups as a placed run does them (--embedding-sharding
+// table|row), in context: each rank draws bags of the base's shape (its own
+// stream, the base's skew) and pools them through its part of the tables
+// (dist/sharded_embedding_bags.h: the all-to-alls of lengths, ids and rows
+// inside, each rank waiting for the others there), then backward (the
+// rows' gradients sent back, the sparse table gradients made); then the
+// same bags pooled from whole tables, as the replicated base does, all
+// ranks at once. Rank 0's medians of 11 iterations after 2 (seconds), on
+// every rank: {placed_s, replicated_s}.
+struct EmbeddingLookups;
+nlohmann::json measure_placed_lookups(ProcessGroup& group, c10::Device device, const EmbeddingLookups& lookups,
+                                      EmbeddingSharding how);
 
 }  // namespace tbd

@@ -239,7 +239,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
   // Measured in context, the communication's cost on this host replaces the
   // replay's exposure (which assumes the computation runs undisturbed).
   const double communication = plan.communication_in_context_s.value_or(exposed);
-  const double lookups = plan.embedding_exchange_s;
+  const double lookups = plan.embedding_placement_s;
   const double iteration = data + forward + backward + communication + lookups + copies + optimizer + other + straggle;
   const double base_iteration = number(phases, "iteration_ms") / 1e3;
   const double base_rate = base.at("throughput").at("samples_per_s").get<double>();
@@ -258,7 +258,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                           {"forward", 1e3 * forward},
                           {"backward", 1e3 * backward},
                           {"communication_exposed", 1e3 * communication},
-                          {"embedding_all_to_all", 1e3 * lookups},
+                          {"embedding_placement", 1e3 * lookups},
                           {"bucket_copies", 1e3 * copies},
                           {"optimizer", 1e3 * optimizer},
                           {"other", 1e3 * other},
@@ -270,7 +270,7 @@ nlohmann::json predict_data_parallel(const nlohmann::json& base, const DataParal
                         {"replayed_exposed_ms", 1e3 * exposed},
                         {"allreduce_busy_ms", 1e3 * busy},
                         {"sparse_allreduce_ms", 1e3 * plan.sparse_allreduce_seconds},
-                        {"embedding_all_to_all_source", plan.embedding_exchange_source},
+                        {"embedding_placement_source", plan.embedding_placement_source},
                         {"embedding_all_to_all_bytes", plan.embedding_exchange_bytes},
                         {"hidden_share", busy > 0 ? std::clamp(1 - exposed / busy, 0.0, 1.0) : 0.0},
                         {sharded ? "collectives" : "backward_passes", replayed.detail},

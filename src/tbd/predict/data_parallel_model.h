@@ -58,12 +58,15 @@ struct DataParallelPlan {
   Sharding sharding = Sharding::none;
   std::function<double(const StepCollective&)> collective_seconds;
   // --embedding-sharding table|row: the tables stay on their ranks (no
-  // sparse all-reduce: sparse_allreduce_seconds is 0) and the lookups'
-  // all-to-alls (embedding_exchange.h) add their time to the iteration: the
-  // step waits for each.
+  // sparse all-reduce: sparse_allreduce_seconds is 0), and what placing
+  // them changes in the lookups adds to the iteration: measured, the
+  // placed lookups' time in context less the same bags' from whole tables
+  // (the co-located copies ran those); with --bus-gbps, the lookups'
+  // all-to-alls (embedding_exchange.h) over the bus. Exchange bytes: per
+  // iteration, one rank's sends.
   EmbeddingSharding embedding_sharding = EmbeddingSharding::replicate;
-  double embedding_exchange_s = 0, embedding_exchange_bytes = 0;  // per iteration, one rank's sends
-  std::string embedding_exchange_source;
+  double embedding_placement_s = 0, embedding_exchange_bytes = 0;
+  std::string embedding_placement_source;
 };
 
 // One iteration's gradient communication on the timeline of a step, as the

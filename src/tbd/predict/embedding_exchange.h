@@ -6,6 +6,7 @@
 // (docs/metrics.md#prediction).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,18 @@
 #include "tbd/core/options.h"
 
 namespace tbd {
+
+// The lookups one rank of the base does per iteration: its configuration's
+// tables (rows, as capped at the run's scale), ids per sample and table,
+// dimension and skew, and its batch.
+struct EmbeddingLookups {
+  std::string config;  // dlrm's --set config
+  std::vector<int64_t> table_sizes, lookups;
+  int64_t dim = 0, batch = 0;
+  double skew = 1;
+};
+// Throws Error naming what is missing when `base` is not a dlrm result.
+EmbeddingLookups embedding_lookups(const nlohmann::json& base);
 
 struct EmbeddingExchange {
   std::string what;  // "bag lengths", "ids", "pooled rows", "pooled rows' gradients"

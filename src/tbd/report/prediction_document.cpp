@@ -120,8 +120,8 @@ Prediction read_prediction(const nlohmann::json& p) {
   r.allreduce = fields::text(p, {"allreduce"}).value_or("");
   r.sparse_allreduce_ms = fields::number(p, {"sparse_allreduce_ms"}).value_or(0);
   r.embedding_sharding = fields::string(p, {"embedding_sharding"}).value_or("");
-  r.embedding_all_to_all_ms = fields::number(p, {"iteration_ms", "embedding_all_to_all"}).value_or(0);
-  r.embedding_all_to_all_source = fields::text(p, {"embedding_all_to_all_source"}).value_or("");
+  r.embedding_placement_ms = fields::number(p, {"iteration_ms", "embedding_placement"}).value_or(0);
+  r.embedding_placement_source = fields::text(p, {"embedding_placement_source"}).value_or("");
   r.communication_source = fields::string(p, {"communication_source"}).value_or("");
   r.replayed_exposed_ms = number_or_nan(p, {"replayed_exposed_ms"});
   for (const auto& c : fields::array(p, {"classes"}))

@@ -66,8 +66,8 @@ struct Prediction {
   double sparse_allreduce_ms = 0;  // 0: no sparse gradients
   // dlrm's tables placed across the ranks (table, row; "" or replicate: not):
   // the all-to-alls' time per iteration, and where it came from.
-  std::string embedding_sharding, embedding_all_to_all_source;
-  double embedding_all_to_all_ms = 0;
+  std::string embedding_sharding, embedding_placement_source;
+  double embedding_placement_ms = 0;
   // How the communication term was obtained ("measured in context" or
   // "replayed ..."; empty in older documents) and the replay's exposure
   // (NaN when absent).

@@ -29,8 +29,8 @@ void print_data_parallel(std::ostream& os, const Prediction& p) {
       : sharded  ? "exposed collectives"
                  : "exposed all-reduce",
       t.communication_exposed,
-      placed ? fmt::format("embedding all-to-alls {:.3g} + ", p.embedding_all_to_all_ms) : std::string(),
-      t.bucket_copies, t.optimizer, sharded ? " (its shard)" : "", t.data + t.other);
+      placed ? fmt::format("embedding placement {:.3g} + ", p.embedding_placement_ms) : std::string(), t.bucket_copies,
+      t.optimizer, sharded ? " (its shard)" : "", t.data + t.other);
   if (in_context)
     os << fmt::format(
         "    communication measured in context (the step's schedule on a stand-in, with and without it): "
@@ -40,7 +40,7 @@ void print_data_parallel(std::ostream& os, const Prediction& p) {
      << p.allreduce << "; straggler " << fmt::format("{:.3g} ms", t.straggler) << "\n";
   if (placed)
     os << "    embedding tables placed " << p.embedding_sharding
-       << "-wise: no sparse all-reduce; their all-to-alls, all exposed: " << p.embedding_all_to_all_source << "\n";
+       << "-wise: no sparse all-reduce; the lookups: " << p.embedding_placement_source << "\n";
   if (p.sparse_allreduce_ms > 0)
     os << fmt::format(
         "    sparse gradients (tables stacked) all-reduced when backward ends, beside the last bucket: {:.3g} ms{}\n",

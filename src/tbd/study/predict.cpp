@@ -11,6 +11,7 @@
 #include <ATen/Parallel.h>
 
 #include "tbd/core/error.h"
+#include "tbd/core/host_allocator.h"
 #include "tbd/core/interrupt.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/run_option_table.h"
@@ -400,8 +401,11 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
     plan.sparse_allreduce_seconds =
         placed ? 0 : ring_sparse_allreduce_seconds(sparse_gradients_of(base), n, bus, latency);
     // An all-to-all sends (n−1)/n of its buffer over the bus.
-    for (const auto& e : exchanges) plan.embedding_exchange_s += e.bytes * (n - 1.0) / n / bus + latency;
-    if (placed) plan.embedding_exchange_source = "the all-to-alls' bytes over the given bus bandwidth, plus latency";
+    for (const auto& e : exchanges) plan.embedding_placement_s += e.bytes * (n - 1.0) / n / bus + latency;
+    if (placed)
+      plan.embedding_placement_source =
+          "the lookups' all-to-alls (lengths, ids, pooled rows, their gradients): their bytes over the given bus "
+          "bandwidth, plus latency";
     plan.allreduce_source = fmt::format(
         "ring model, bus bandwidth {:g} GB/s, latency {:g} µs (given); "
         "one device per rank",
@@ -413,12 +417,17 @@ nlohmann::json predict_ranks(const PredictRequest& request, const nlohmann::json
     figures = measure_allreduces_locally(request, dir);
     use_measured_collectives(plan, figures);
     if (placed) {
-      for (const auto& m : figures.at("embedding_all_to_all"))
-        plan.embedding_exchange_s += m.at("seconds").get<double>();
-      plan.embedding_exchange_source = fmt::format(
-          "the iteration's {} all-to-alls (lengths, ids, pooled rows, their gradients) timed alone among {} local "
-          "ranks",
-          exchanges.size(), request.nproc);
+      // What placing the tables changes in the lookups: their time placed
+      // (pooling, all-to-alls and the waits at them) over the same bags'
+      // from whole tables; the co-located copies ran the latter.
+      const auto& m = figures.at("placed_lookups");
+      const double placed_s = m.at("placed_s").get<double>(), whole_s = m.at("replicated_s").get<double>();
+      plan.embedding_placement_s = placed_s - whole_s;
+      plan.embedding_placement_source = fmt::format(
+          "the lookups placed {}-wise among {} local ranks (pooling, {} all-to-alls and the waits at them, "
+          "forward and backward: {:.3g} ms) less the same bags pooled from whole tables ({:.3g} ms), rank 0's "
+          "medians of 11",
+          to_string(plan.embedding_sharding), request.nproc, exchanges.size(), 1e3 * placed_s, 1e3 * whole_s);
     }
     stop_if_interrupted("running the co-located copies of the base");
     const CoLocated co = measure_co_located(request.program, options, request.nproc, request.runs, dir);
@@ -463,8 +472,11 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
   const nlohmann::json base = read_base(request.base);
   const RunOptions options = configuration_of(base, request.base);
   const c10::Device device(options.device);
-  // As each rank of the run: the stand-in computation's threads.
+  // As each rank of the run: the stand-in computation's threads, and the
+  // host allocator's treatment of freed memory (the placed lookups' sparse
+  // gradients are megabytes a pass).
   if (options.threads > 0) at::set_num_threads(options.threads);
+  apply_host_allocator(options.host_allocator);
   auto group = ProcessGroup::connect(read_dist_environment(), device, std::chrono::seconds(120));
   const nlohmann::json phases = replayable_phases(base);
   const Sharding sharding = sharding_of(request);
@@ -481,10 +493,10 @@ int run_predict_worker(const PredictRequest& request, const std::string& into) {
                                                       .bucket_mb = request.bucket_mb,
                                                       .overlap = request.overlap}));
   if (placed) {
-    std::vector<double> sizes;
-    for (const auto& e : embedding_exchanges(base, request.embedding_sharding, group->size())) sizes.push_back(e.bytes);
-    const nlohmann::json timed = measure_all_to_alls(*group, device, sizes);  // every rank takes part
-    if (group->rank() == 0) figures["embedding_all_to_all"] = timed;
+    // Every rank takes part.
+    const nlohmann::json timed =
+        measure_placed_lookups(*group, device, embedding_lookups(base), request.embedding_sharding);
+    if (group->rank() == 0) figures["placed_lookups"] = timed;
   }
   if (group->rank() == 0) write_json_atomically(into, figures);
   return 0;
