@@ -18,10 +18,11 @@
 # SHARDING (default: none) lists the strategies to grade on each workload
 # (`tbd predict --sharding S`: none, optimizer, gradients, full); the base
 # run is shared, each strategy has its own prediction, co-located copies
-# and check runs.
+# and check runs. BASE_OPTIONS adds options to the base run, which the
+# copies and checks inherit (e.g. BASE_OPTIONS="--precision bf16").
 #
 #   bench/predict_grading.sh [build/tbd] [workloads] [KEEP=DIR keeps the files] [RUNS=2] [SHORT="wgan gpt"]
-#                            [SHARDING="none gradients full"]
+#                            [SHARDING="none gradients full"] [BASE_OPTIONS="--precision bf16"]
 set -euo pipefail
 tbd="${1:-build/tbd}"
 workloads="${2:-resnet50 inception3 seq2seq transformer faster_rcnn deepspeech2 wgan ncf dlrm gpt}"
@@ -32,7 +33,8 @@ mkdir -p "$work"
 for w in $workloads; do
   window=(--warmup 2 --repeat 3 --min-time 0.5)
   case " ${SHORT-wgan gpt} " in *" $w "*) window=(--warmup 1 --iters 2 --repeat 2 --instrument-iters 2) ;; esac
-  "$tbd" run "$w" --scale small --threads 1 "${window[@]}" \
+  # shellcheck disable=SC2086 # BASE_OPTIONS is a list of options
+  "$tbd" run "$w" --scale small --threads 1 "${window[@]}" ${BASE_OPTIONS:-} \
     --probes time,cpu,memory,gradients,roofline,ops --out "$work/$w-base.json" --quiet
   for s in ${SHARDING:-none}; do
     "$tbd" predict "$work/$w-base.json" --nproc 2 --sharding "$s" --check --runs "${RUNS:-2}" \
