@@ -56,6 +56,10 @@ cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # nproc honours OMP_NU
 expect_exit 2 "--nproc $((cpus + 1)): $((cpus + 1)) ranks on $cpus CPUs? would only share them.*--oversubscribe" -- \
   run resnet50 "${tiny[@]}" --nproc $((cpus + 1))
 expect_exit 2 "--oversubscribe" -- scale resnet50 "${tiny[@]}" --nproc 1,1000
+# Beyond what the local launcher starts, even oversubscribed: refused
+# before any rank starts, naming torchrun/Slurm and the plans that start none.
+expect_exit 2 "the local launcher starts 1 to 1024 ranks.*asked for 2000.*torchrun or Slurm" -- \
+  run resnet50 "${tiny[@]}" --nproc 2000 --oversubscribe
 
 # 2. A launcher killed with SIGKILL takes its ranks with it (within 2 s).
 "$TBD" run resnet50 "${long[@]}" --nproc 2 --dist-timeout 30 2> /dev/null &

@@ -93,6 +93,12 @@ assert abs(plan["peak_bytes"] / measured - 1) < 0.05, (plan["peak_bytes"], measu
 assert plan["workload"]["ranks"] == 2 and plan["workload"]["sharding"] == sys.argv[1].split("-")[-2]
 PY2
 done
+# A world larger than the local launcher starts (--nproc up to 65,536):
+# a plan starts no ranks.
+expect_exit 0 "rank 0 of 4096, --sharding full" -- \
+  plan llama --set size=8b --precision bf16 --device cuda --activation-checkpointing full --device-memory 80G \
+  --nproc 4096 --sharding full
+expect_exit 2 "--nproc must be in \\[1, 65536\\]" -- plan llama --nproc 70000 --sharding full
 # 8B on 64 ranks of 80 GB: replicated it does not fit, fully sharded it does;
 # the fewest ranks per strategy are powers of two, ZeRO-3 needing the fewest.
 expect_exit 0 "rank 0 of 64, --sharding full \(ZeRO-3\)" -- \

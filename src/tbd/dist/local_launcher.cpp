@@ -129,6 +129,11 @@ bool launched_by_local_launcher() {
 }
 
 int run_local_workers(const std::vector<std::string>& args, int nproc) {
+  if (nproc < 1 || nproc > kMaxLocalWorkers)
+    throw UsageError("the local launcher starts 1 to " + std::to_string(kMaxLocalWorkers) + " ranks on this machine, " +
+                     "asked for " + std::to_string(nproc) +
+                     "; start a larger world with torchrun or Slurm (docs/distributed.md), or plan it with "
+                     "`tbd plan --nproc N` and `tbd predict --nproc N --bus-gbps B`, which start no ranks");
   const int port = free_local_port();
   std::vector<Worker> workers(static_cast<size_t>(nproc));
   // SIGINT and SIGTERM are counted (core/interrupt.h) and forwarded to

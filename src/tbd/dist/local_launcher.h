@@ -19,6 +19,8 @@ inline constexpr const char* kLauncherVariable = "TBD_LAUNCHER";
 // 128 + the signal (130, 143) when SIGINT or SIGTERM stopped it; otherwise
 // the first failing worker's status (at least 1), after printing which rank
 // failed and how.
+// At most kMaxLocalWorkers ranks (UsageError beyond).
+inline constexpr int kMaxLocalWorkers = 1024;
 int run_local_workers(const std::vector<std::string>& args, int nproc);
 
 // True in a worker process started by run_local_workers.
