@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "tbd/core/rng.h"
+#include "tbd/data/length_bucket.h"
 #include "tbd/data/parallel_text.h"
 #include "tbd/data/synthetic_text.h"
 #include "tbd/data/translation_batches.h"
@@ -79,7 +80,9 @@ class TransformerWorkload final : public Recipe<nn::Transformer> {
     config.checkpointing = options.activation_checkpointing;
     const int64_t max_length = settings.integer("max_length");
     const int64_t length_bucket = settings.integer("length_bucket");
-    config.max_length = max_length + 1;  // room for the added <s> or </s>
+    // Room for the added <s> or </s>, and for the padding a length bucket
+    // adds beyond it (max_length 256 + 1 is padded to 264 with buckets of 8).
+    config.max_length = bucketed_length(max_length + 1, length_bucket);
     if (!options.data_path.empty()) {
       ParallelTextOptions o;
       o.shared_vocabulary = true;
