@@ -149,7 +149,7 @@ TEST(ShardedDataParallelWorker, TrainsLikeTheReplicatedRun) {
   GradientReducer reducer(a.weights, *group, kBucketBytes, overlap);
   replicated.phases.set_gradient_sync(&reducer);
   ShardedDataParallel zero(b.weights, sharded.workload->optimizers(), sharded.workload->shard_units(), *group,
-                           kBucketBytes, overlap, stage, testing::WorkloadUnderTest::autocast_type(o.precision));
+                           kBucketBytes, overlap, stage, autocast_type(o.precision));
   sharded.phases.set_gradient_sync(&zero);
   // The same random draws (dropout) in both runs.
   seed_everything(7);

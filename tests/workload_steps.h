@@ -42,13 +42,6 @@ struct WorkloadUnderTest {
     workload->setup(o, Settings(workload->info().settings, o.settings, o.workload), c10::Device(c10::kCPU));
   }
 
-  // The type autocast runs the step in for --precision p (Float: none).
-  static c10::ScalarType autocast_type(Precision p) {
-    return p == Precision::bf16   ? c10::ScalarType::BFloat16
-           : p == Precision::fp16 ? c10::ScalarType::Half
-                                  : c10::ScalarType::Float;
-  }
-
   double step(const Batch& b) { return workload->step({b}, phases).loss.item<double>(); }
   // One optimizer step over these micro-batches (--grad-accum).
   double step(const std::vector<Batch>& micro_batches) {

@@ -13,6 +13,7 @@
 #include "tbd/core/byte_size.h"
 #include "tbd/core/error.h"
 #include "tbd/core/number_format.h"
+#include "tbd/core/zero_memory.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/measure/machine/cuda_device_info.h"
 #include "tbd/measure/machine/device.h"
@@ -49,7 +50,7 @@ Capacity device_capacity(const RunOptions& o, const std::string& given) {
   return {static_cast<double>(available), available > 0 ? "this host's available memory (MemAvailable)" : ""};
 }
 
-// The fewest ranks (a power of two, up to 65,536) at which each ZeRO
+// The fewest ranks (core/zero_memory.h's fewest_ranks) at which each ZeRO
 // strategy's plan of this step fits `capacity` bytes per rank; null where
 // none does (what sharding does not divide is too large). Empty where the
 // workload cannot shard its model state.
@@ -60,16 +61,11 @@ nlohmann::json fewest_ranks_that_fit(const Workload& workload, RunOptions option
   nlohmann::json out = nlohmann::json::object();
   for (const Sharding s : {Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full}) {
     options.sharding = s;
-    nlohmann::json fewest = nullptr;
-    for (int n = 1; n <= 65536; n *= 2) {
+    const auto fewest = fewest_ranks([&](int n) {
       options.world_size = n;
-      if (workload.memory_plan(options, settings)->peak_bytes <= capacity) {
-        fewest = n;
-        break;
-      }
-      if (s == Sharding::none) break;  // replicated, every rank holds the same
-    }
-    out[to_string(s)] = fewest;
+      return workload.memory_plan(options, settings)->peak_bytes <= capacity;
+    });
+    out[to_string(s)] = fewest ? nlohmann::json(*fewest) : nlohmann::json();
   }
   return out;
 }
@@ -86,7 +82,7 @@ std::string rank_text(const RunOptions& o) {
     return fmt::format("; rank 0 of {}, tables {}", o.world_size, to_string(o.embedding_sharding));
   if (o.sharding != Sharding::none)
     return fmt::format("; rank 0 of {}, --sharding {} (ZeRO-{})", o.world_size, to_string(o.sharding),
-                       static_cast<int>(o.sharding));
+                       zero_stage(o.sharding));
   return o.world_size > 1 ? fmt::format("; rank 0 of {}, replicated", o.world_size) : std::string();
 }
 

@@ -6,6 +6,7 @@
 #include "tbd/core/error.h"
 #include "tbd/core/number_text.h"
 #include "tbd/core/rng.h"
+#include "tbd/core/zero_memory.h"
 
 namespace tbd {
 
@@ -205,7 +206,8 @@ void validate(const RunOptions& o) {
   if (o.device != "cpu" && !cuda) throw UsageError("--device must be cpu, cuda or cuda:N, got '" + o.device + "'");
   // The most ranks a plan or a prediction speaks of (tbd plan's fewest
   // ranks that fit searches as far); the local launcher starts at most 1024.
-  if (o.nproc < 1 || o.nproc > 65536) throw UsageError("--nproc must be in [1, 65536], got " + std::to_string(o.nproc));
+  if (o.nproc < 1 || o.nproc > kMostRanks)
+    throw UsageError("--nproc must be in [1, " + std::to_string(kMostRanks) + "], got " + std::to_string(o.nproc));
   if (!(o.bucket_mb > 0) || o.bucket_mb > 1e5) throw UsageError("--bucket-mb must be a positive number of megabytes");
   if (!(o.dist_timeout_s > 0) || o.dist_timeout_s > 86400)
     throw UsageError("--dist-timeout must be a number of seconds in (0, 86400]");

@@ -106,6 +106,16 @@ void PhaseScope::end() {
   if (error) std::rethrow_exception(error);
 }
 
+c10::ScalarType autocast_type(Precision p) {
+  switch (p) {
+    case Precision::bf16: return c10::ScalarType::BFloat16;
+    case Precision::fp16: return c10::ScalarType::Half;
+    case Precision::fp32:
+    case Precision::tf32: break;
+  }
+  return c10::ScalarType::Float;
+}
+
 Phases::Phases(c10::Device device, c10::ScalarType autocast_dtype, std::vector<PhaseListener*> listeners)
     : device_(device), autocast_dtype_(autocast_dtype), listeners_(std::move(listeners)) {}
 

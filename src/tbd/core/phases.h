@@ -13,6 +13,8 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
+#include "tbd/core/options.h"
+
 namespace at {
 struct RecordFunction;
 class Tensor;
@@ -22,6 +24,10 @@ class Optimizer;
 }
 
 namespace tbd {
+
+// The type autocast runs a step of --precision p in: BFloat16, Half, or
+// Float where there is no autocast (fp32, tf32).
+c10::ScalarType autocast_type(Precision p);
 
 enum class Phase { forward, backward, optimizer };
 const char* to_string(Phase p);

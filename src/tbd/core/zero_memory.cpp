@@ -4,6 +4,22 @@
 
 namespace tbd {
 
+int zero_stage(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::none: return 0;
+    case Sharding::optimizer: return 1;
+    case Sharding::gradients: return 2;
+    case Sharding::full: return 3;
+  }
+  return 0;
+}
+
+std::optional<int> fewest_ranks(const std::function<bool(int)>& fits) {
+  for (int n = 1; n <= kMostRanks; n *= 2)
+    if (fits(n)) return n;
+  return std::nullopt;
+}
+
 ShardedModelState sharded_model_state(const ModelStateBytes& whole, const WrappingUnitBytes& units, int ranks,
                                       Sharding s) {
   const double n = ranks;

@@ -12,9 +12,21 @@
 //   optimizer  O (none), O/N (the others)
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include "tbd/core/options.h"
 
 namespace tbd {
+
+// ZeRO's stage of a --sharding strategy: none 0, optimizer 1, gradients 2, full 3.
+int zero_stage(Sharding sharding);
+
+// The most data-parallel ranks a plan or a prediction speaks of (--nproc's
+// bound), and the fewest ranks, a power of two up to it, for which
+// `fits(ranks)` holds; nullopt where none does.
+inline constexpr int kMostRanks = 65536;
+std::optional<int> fewest_ranks(const std::function<bool(int)>& fits);
 
 struct ModelStateBytes {
   double weights = 0, gradients = 0, optimizer_state = 0;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tbd/core/error.h"
+#include "tbd/core/zero_memory.h"
 #include "tbd/dist/gradient_ready_hook.h"
 
 namespace tbd {
@@ -510,8 +511,7 @@ ShardedDataParallel::CommHistory ShardedDataParallel::take_history() {
 
 void ShardedDataParallel::gather(size_t u) {
   Unit& unit = units_[u];
-  if (unit.gathered || unit.gathering) return;
-  unit.gathering = true;
+  if (unit.gathered || gathering(unit)) return;
   for (size_t b : unit.buckets) {
     Bucket& bucket = buckets_[b];
     allocate_storage(bucket.whole);
@@ -533,7 +533,10 @@ void ShardedDataParallel::finish_gathers(Unit& unit) {
     bucket.gathering.reset();
     bucket.sent = torch::Tensor();
   }
-  unit.gathering = false;
+}
+
+bool ShardedDataParallel::gathering(const Unit& unit) const {
+  return std::any_of(unit.buckets.begin(), unit.buckets.end(), [this](size_t b) { return buckets_[b].gathering; });
 }
 
 void ShardedDataParallel::wait_gathered(size_t u) {
@@ -546,7 +549,7 @@ void ShardedDataParallel::wait_gathered(size_t u) {
 void ShardedDataParallel::release(size_t u) {
   Unit& unit = units_[u];
   unit.gradients_ready = 0;
-  if (unsharded_ || (!unit.gathered && !unit.gathering)) return;
+  if (unsharded_ || (!unit.gathered && !gathering(unit))) return;
   finish_gathers(unit);  // memory being written: let the collectives end first
   for (size_t b : unit.buckets) {
     free_storage(buckets_[b].whole);
@@ -594,7 +597,7 @@ std::vector<torch::Tensor> ShardedDataParallel::parameter_shards() const {
 std::vector<torch::Tensor> ShardedDataParallel::gathered_parameters() const {
   std::vector<torch::Tensor> all;
   for (const auto& u : units_)
-    if (u.gathered || u.gathering)
+    if (u.gathered || gathering(u))
       for (size_t b : u.buckets) all.push_back(buckets_[b].whole);
   return all;
 }
@@ -611,7 +614,7 @@ std::vector<torch::Tensor> ShardedDataParallel::gradient_buffers() const {
 nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& optimizer_state) const {
   const int n = group_.size();
   const bool full = stage_ == Sharding::full;
-  const int zero_stage = full ? 3 : stage_ == Sharding::gradients ? 2 : 1;
+  const int zero = zero_stage(stage_);
   int64_t elements = 0, padded = 0, shard = 0, weight_bytes = 0, root_elements = 0, largest_unit_bytes = 0;
   for (size_t k = 0; k < params_.size(); ++k)
     if (unit_of_[k] < 0) {
@@ -637,28 +640,28 @@ nlohmann::json ShardedDataParallel::describe(const std::vector<torch::Tensor>& o
   }
   // What the rank holds from backward to the step: the padded buckets
   // (all-reduce) or its slices of them (reduce-scatter), fp32.
-  const int64_t gradient_bytes = 4 * (zero_stage >= 2 ? shard : padded);
+  const int64_t gradient_bytes = 4 * (zero >= 2 ? shard : padded);
   const int64_t state_bytes = total_bytes(optimizer_state);
   double per_element = -1;
   for (const auto* o : optimizers_) per_element = std::max(per_element, state_bytes_per_element(*o));
   const double psi = static_cast<double>(elements), root = static_cast<double>(root_elements);
   nlohmann::json formula = {
       {"weights", full ? 4 * root + 4 * (psi - root) / n : 4 * psi},
-      {"gradients", zero_stage >= 2 ? 4 * psi / n : 4 * psi},
+      {"gradients", zero >= 2 ? 4 * psi / n : 4 * psi},
       {"optimizer_state", per_element >= 0 ? nlohmann::json(per_element * psi / n) : nlohmann::json()},
   };
   const int64_t total = weight_bytes + gradient_bytes + state_bytes;
   nlohmann::json out = {
       {"strategy", to_string(stage_)},
-      {"zero_stage", zero_stage},
-      {"fsdp_name", full              ? nlohmann::json("FULL_SHARD")
-                    : zero_stage == 2 ? nlohmann::json("SHARD_GRAD_OP")
-                                      : nlohmann::json()},
+      {"zero_stage", zero},
+      {"fsdp_name", full        ? nlohmann::json("FULL_SHARD")
+                    : zero == 2 ? nlohmann::json("SHARD_GRAD_OP")
+                                : nlohmann::json()},
       {"ranks", n},
       {"buckets", buckets_.size()},
       {"trainable_elements", elements},
       {"padding_elements", padded - elements},
-      {"gradient_collective", zero_stage >= 2 ? "reduce-scatter" : "all-reduce"},
+      {"gradient_collective", zero >= 2 ? "reduce-scatter" : "all-reduce"},
       {"parameter_collective", "all-gather"},
       {"model_state_bytes_per_rank",
        {{"weights", weight_bytes}, {"gradients", gradient_bytes}, {"optimizer_state", state_bytes}, {"total", total}}},

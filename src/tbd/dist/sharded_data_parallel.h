@@ -162,7 +162,7 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   struct Unit {
     std::vector<size_t> buckets;
     size_t parameters = 0;
-    bool gathered = false, gathering = false;
+    bool gathered = false;
     size_t gradients_ready = 0;  // parameters whose gradient this backward has produced
   };
   struct Piece {
@@ -190,7 +190,8 @@ class ShardedDataParallel final : public GradientSync, public nn::UnitSharder {
   // waits until they are whole; frees their memory.
   void gather(size_t u);
   void wait_gathered(size_t u);
-  void finish_gathers(Unit& unit);  // waits for the unit's all-gathers in flight
+  void finish_gathers(Unit& unit);         // waits for the unit's all-gathers in flight
+  bool gathering(const Unit& unit) const;  // an all-gather of the unit is in flight
   void release(size_t u);
   // The gradient of unit u's output has arrived: u must be whole.
   void before_backward(size_t u);

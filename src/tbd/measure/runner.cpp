@@ -57,16 +57,6 @@ class Progress {
   bool enabled_;
 };
 
-c10::ScalarType autocast_type(Precision p) {
-  switch (p) {
-    case Precision::bf16: return c10::ScalarType::BFloat16;
-    case Precision::fp16: return c10::ScalarType::Half;
-    case Precision::fp32:
-    case Precision::tf32: break;
-  }
-  return c10::ScalarType::Float;
-}
-
 // fp32 means exact float32: LibTorch lets cuDNN use TF32 by default, which
 // would make "fp32" convolutions tensor-core TF32. tf32 allows it everywhere.
 void set_tf32(Precision p) {

@@ -146,7 +146,7 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
       plan.transients.push_back(
           {"whole_gradient_buckets", gradients_late - state.gradients,
            fmt::format("up to 3 buckets of {} whole beyond this rank's slices (on the wire or filling)",
-                       format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit : 0.0)))});
+                       format_bytes(std::max(s.bucket_bytes, shards_weights ? units.largest_unit_gradients : 0.0)))});
     if (state.gathered > 0)
       plan.transients.push_back(
           {"gathered_blocks", state.gathered,
@@ -172,7 +172,7 @@ MemoryPlan llama_memory_plan(const LlamaConfig& c, const LlamaStep& s) {
     plan.assumptions.push_back(fmt::format(
         "{} ranks, --sharding {} (ZeRO-{}): each rank runs the whole batch given; weights gathered in {} and "
         "gradients reduced in fp32; buckets of {}; shard padding and the collectives' buffers not included",
-        s.ranks, to_string(s.sharding), static_cast<int>(s.sharding),
+        s.ranks, to_string(s.sharding), zero_stage(s.sharding),
         gathers_low ? "the run's precision (the blocks' projections; norms fp32)" : "fp32",
         format_bytes(s.bucket_bytes)));
   return plan;

@@ -316,7 +316,6 @@ nlohmann::json measure_placed_lookups(ProcessGroup& group, c10::Device device, c
     placed = median_pass(*sharded, [&](at::TensorList b) { return sharded->pooled(b); });
   }
   {
-    config.local_tables = true;
     torch::nn::ModuleList whole;
     for (int64_t rows : config.table_sizes)
       whole->push_back(torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(rows, config.embedding_dim)

@@ -105,7 +105,7 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
       {"kind", "sharded_memory"},
       {"ranks", ranks},
       {"sharding", to_string(sharding)},
-      {"zero_stage", static_cast<int>(sharding)},
+      {"zero_stage", zero_stage(sharding)},
       {"base_peak_bytes", b.peak},
       {"base_at_peak",
        {{"weights", b.weights}, {"weight_gradients", b.gradients_at_peak}, {"optimizer_state", b.optimizer_state}}},
@@ -131,14 +131,10 @@ nlohmann::json predict_sharded_memory(const nlohmann::json& base, int ranks, Sha
   if (device_bytes > 0) {
     out["device_memory_bytes"] = device_bytes;
     out["fits"] = peak <= static_cast<double>(device_bytes);
-    nlohmann::json fewest = nullptr;
-    for (int n = 1; n <= 65536; n *= 2)
-      if (peak_per_rank(b, n, sharding) <= static_cast<double>(device_bytes)) {
-        fewest = n;
-        break;
-      }
-    out["fewest_ranks_that_fit"] = fewest;
-    if (fewest.is_null())
+    const auto fewest =
+        fewest_ranks([&](int n) { return peak_per_rank(b, n, sharding) <= static_cast<double>(device_bytes); });
+    out["fewest_ranks_that_fit"] = fewest ? nlohmann::json(*fewest) : nlohmann::json();
+    if (!fewest)
       out["note"] =
           "what sharding does not divide (activations, workspace, the root's weights, the gathered "
           "units) exceeds the device at any number of ranks";
