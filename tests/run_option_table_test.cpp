@@ -29,6 +29,7 @@ const std::map<std::string, std::vector<std::string>>& samples() {
       {"--optimizer-impl", {"loop"}},
       {"--memory-format", {"channels_last"}},
       {"--host-allocator", {"system"}},
+      {"--cuda-graphs", {"auto"}},
       {"--activation-checkpointing", {"selective=3"}},
       {"--threads", {"3"}},
       {"--scale", {"tiny"}},

@@ -13,6 +13,7 @@
 #include "tbd/dist/dist_environment.h"
 #include "tbd/dist/local_capacity.h"
 #include "tbd/dist/local_launcher.h"
+#include "tbd/measure/cuda_graph_step.h"
 #include "tbd/measure/probes/trace_probe.h"
 #include "tbd/measure/runner.h"
 #include "tbd/output/csv_log.h"
@@ -52,6 +53,12 @@ Command add_run_command(CLI::App& app) {
             check_grad_accum_supported(workload->info(), options.grad_accum);
             check_sharding_supported(workload->info(), options, dist.source != "none" || options.nproc_given);
             check_embedding_sharding_supported(workload->info(), options, dist.source != "none" || options.nproc_given);
+            // --cuda-graphs on where a graph would not be correct: refused before any worker starts.
+            const bool sharded =
+                options.sharding != Sharding::none || options.embedding_sharding != EmbeddingSharding::replicate;
+            decide_cuda_graphs(workload->info(), options,
+                               c10::Device(options.device.rfind("cuda", 0) == 0 ? c10::kCUDA : c10::kCPU),
+                               dist.distributed() || options.nproc > 1 || sharded);
             if (options.nproc > 1 && dist.source != "none" && !launched_by_local_launcher())
               throw UsageError("--nproc " + std::to_string(options.nproc) +
                                " starts ranks itself, but this process "
@@ -62,8 +69,6 @@ Command add_run_command(CLI::App& app) {
                                "variables to let --nproc start them");
             // The launcher; workers see RANK. --nproc 1 --sharding (or --embedding-sharding):
             // one rank, with its process group.
-            const bool sharded =
-                options.sharding != Sharding::none || options.embedding_sharding != EmbeddingSharding::replicate;
             if ((options.nproc > 1 || sharded) && dist.source == "none") {
               if (!a->oversubscribe) check_local_ranks_fit(options.nproc, options.device == "cpu");
               return run_local_workers(program_args(), options.nproc);

@@ -65,4 +65,17 @@ expect_exit 2 "--seed: must be a whole number in \[0, 18446744073709551615\], go
 expect_exit 2 "--seed: must be at most 18446744073709551615, got '18446744073709551616'" -- run resnet50 --seed 18446744073709551616
 expect_exit 2 "^tbd: error: --threads 3000 is more than this machine can use" -- run resnet50 --scale tiny --threads 3000
 
+# --cuda-graphs (docs/gpu.md#cuda-graphs): a value it does not know, and on
+# where no graph can run (the CPU), are refused before anything runs and
+# leave no result; auto runs eagerly and records why.
+expect_exit 2 "--cuda-graphs must be off, on or auto, got 'yes'" -- run ncf --cuda-graphs yes
+expect_exit 2 "^tbd: error: --cuda-graphs on: a CUDA graph replays GPU work and this run is on the cpu" -- \
+  run ncf "${tiny[@]}" --cuda-graphs on --out "$WORK/graphs.json"
+expect_exit 2 "^tbd: error: --cuda-graphs on: a CUDA graph replays GPU work and this run is on the cpu" -- \
+  run ncf "${tiny[@]}" --cuda-graphs on --nproc 2 --out "$WORK/graphs.json"
+[ ! -e "$WORK/graphs.json" ] || fail "a refused --cuda-graphs run left a result file"
+expect_exit 0 "cuda graphs.*not used .a CUDA graph replays GPU work" -- \
+  run ncf "${tiny[@]}" --repeat 1 --iters 1 --warmup 0 --cuda-graphs auto --out "$WORK/graphs.json"
+json_check "$WORK/graphs.json" 'r["framework"]["cuda_graphs"]["used"] is False and r["workload"]["options"]["cuda_graphs"] == "auto"'
+
 finish

@@ -125,6 +125,22 @@ EmbeddingSharding parse_embedding_sharding(const std::string& text) {
   throw UsageError("--embedding-sharding must be replicate, table or row, got '" + text + "'");
 }
 
+const char* to_string(CudaGraphs graphs) {
+  switch (graphs) {
+    case CudaGraphs::off: return "off";
+    case CudaGraphs::on: return "on";
+    case CudaGraphs::automatic: return "auto";
+  }
+  return "?";
+}
+
+CudaGraphs parse_cuda_graphs(const std::string& text) {
+  if (text == "off") return CudaGraphs::off;
+  if (text == "on") return CudaGraphs::on;
+  if (text == "auto") return CudaGraphs::automatic;
+  throw UsageError("--cuda-graphs must be off, on or auto, got '" + text + "'");
+}
+
 bool ActivationCheckpointing::checkpoints(int64_t index) const {
   switch (mode) {
     case Mode::none: return false;

@@ -46,6 +46,13 @@ enum class Sharding { none, optimizer, gradients, full };
 // data-parallel.
 enum class EmbeddingSharding { replicate, table, row };
 
+// Whether the training iteration is captured once in a CUDA graph and
+// replayed (src/tbd/measure/cuda_graph_step.h, docs/gpu.md#cuda-graphs): off
+// (eager, every op launched from the host), on (refused with the reason where
+// a graph would not be correct), automatic (on where it is correct, eager
+// elsewhere, the reason recorded).
+enum class CudaGraphs { off, on, automatic };
+
 // Which transformer blocks re-run their forward in backward instead of
 // keeping their activations (src/tbd/nn/activation_checkpoint.h): none;
 // full, every block; selective=K, every K-th block (torchtitan's layer-wise
@@ -75,6 +82,7 @@ const char* to_string(MemoryFormat format);
 const char* to_string(HostAllocator allocator);
 const char* to_string(Sharding sharding);
 const char* to_string(EmbeddingSharding sharding);
+const char* to_string(CudaGraphs graphs);
 Scale parse_scale(const std::string& text);                           // throws UsageError
 Precision parse_precision(const std::string& text);                   // throws UsageError
 OptimizerImpl parse_optimizer_impl(const std::string& text);          // throws UsageError
@@ -82,6 +90,7 @@ MemoryFormat parse_memory_format(const std::string& text);            // throws 
 HostAllocator parse_host_allocator(const std::string& text);          // throws UsageError
 Sharding parse_sharding(const std::string& text);                     // throws UsageError
 EmbeddingSharding parse_embedding_sharding(const std::string& text);  // throws UsageError
+CudaGraphs parse_cuda_graphs(const std::string& text);                // throws UsageError
 
 std::string to_string(const ActivationCheckpointing& c);  // none, full, selective=K
 // Throws UsageError naming the accepted values.
@@ -104,6 +113,9 @@ struct RunOptions {
   OptimizerImpl optimizer_impl = OptimizerImpl::fused;  // the fastest correct step on CPU and CUDA
   MemoryFormat memory_format = MemoryFormat::automatic;
   HostAllocator host_allocator = HostAllocator::retain;
+  // Off by default until a GPU check has graded `automatic` on every
+  // workload (docs/gpu.md#cuda-graphs).
+  CudaGraphs cuda_graphs = CudaGraphs::off;
   // Workloads with transformer blocks only (WorkloadInfo::checkpointable_blocks).
   ActivationCheckpointing activation_checkpointing;
   int threads = 0;  // intra-op threads; 0: LibTorch's default

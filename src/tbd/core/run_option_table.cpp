@@ -117,6 +117,14 @@ std::vector<Spec> make_table() {
        .configuration = true,
        .parse = [](RunOptions& o, const std::string& v) { o.host_allocator = parse_host_allocator(v); },
        .record = [](const RunOptions& o) { return Json(to_string(o.host_allocator)); }});
+  add({.flag = "--cuda-graphs",
+       .json_key = "cuda_graphs",
+       .help = "Capture the training iteration in a CUDA graph and replay it: off, on (refused with the reason "
+               "where it would not be correct) or auto (on where correct); CUDA only",
+       .default_text = "off",
+       .configuration = true,
+       .parse = [](RunOptions& o, const std::string& v) { o.cuda_graphs = parse_cuda_graphs(v); },
+       .record = [](const RunOptions& o) { return Json(to_string(o.cuda_graphs)); }});
   add({.flag = "--activation-checkpointing",
        .json_key = "activation_checkpointing",
        .help = "Transformer blocks that re-run their forward in backward instead of keeping activations: none, "

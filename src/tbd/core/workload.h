@@ -45,6 +45,11 @@ struct WorkloadInfo {       // shown by `tbd list`, stored in every result
   // Why --grad-accum N > 1 makes no sense for this workload (it has no single
   // optimizer step per iteration); empty: supported. The refusal's explanation.
   std::string grad_accum_refusal{};
+  // Why one captured CUDA graph cannot replay this workload's step
+  // (--cuda-graphs; docs/gpu.md#cuda-graphs): a host-side decision inside the
+  // step, data-dependent shapes, a learning rate the host changes every step;
+  // empty: it can, where the run's options allow (cuda_graph_refusal()).
+  std::string cuda_graph_refusal{};
   // What --batch-size counts, when not sample_unit: gpt's batch is
   // "sequences" of 1,024 tokens, seq2seq's "sentence pairs" (batch_unit_of()).
   std::string batch_unit{};

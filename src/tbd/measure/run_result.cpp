@@ -125,6 +125,31 @@ void add_mfu(const Session& s, nlohmann::json& result, std::vector<std::pair<std
   lines.insert(at == lines.end() ? at : at + 1, {"MFU", mfu_summary(*section)});
 }
 
+// --cuda-graphs as asked and as it ran (docs/gpu.md#cuda-graphs).
+nlohmann::json cuda_graphs_section(const Session& s) {
+  nlohmann::json g = {
+      {"requested", to_string(s.options.cuda_graphs)},
+      {"used", s.graph_step != nullptr},
+      {"reason", s.cuda_graphs.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.cuda_graphs.reason)},
+      {"definition",
+       "used: the timed and profiled iterations ran the step as one captured CUDA graph, replayed "
+       "(after eager iterations and one capture, all in warm-up); the instrumented iterations run "
+       "eagerly; reason: why auto ran eagerly"}};
+  if (s.graph_step) g.update(s.graph_step->describe());
+  return g;
+}
+
+std::string cuda_graphs_summary(const Session& s) {
+  if (!s.graph_step) return "not used (" + s.cuda_graphs.reason + ")";
+  const nlohmann::json d = s.graph_step->describe();
+  std::string line = "the step replayed as one CUDA graph " + std::to_string(d["replays"].get<int64_t>()) +
+                     " times, captured after " + std::to_string(d["eager_iterations_before_capture"].get<int64_t>()) +
+                     " eager iterations";
+  if (const auto other = d["eager_iterations_of_other_shapes"].get<int64_t>(); other > 0)
+    line += "; " + std::to_string(other) + " iterations of another batch shape ran eagerly";
+  return line;
+}
+
 }  // namespace
 
 RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
@@ -143,6 +168,7 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
                           "cudnn_benchmark: cuDNN's autotuner chose each convolution/RNN algorithm by timing the "
                           "candidates on first use (CUDA runs of workloads whose shapes repeat); host_allocator: "
                           "what the C allocator does with freed host memory (retain: kept for the next iteration)"}};
+  result["framework"]["cuda_graphs"] = cuda_graphs_section(s);
   nlohmann::json windows = nlohmann::json::array();
   for (const auto& [begin, end] : s.wall_clock.windows) windows.push_back({{"start", begin}, {"end", end}});
   result["wall_clock"] = {{"unit", "ms since the Unix epoch (system clock)"},
@@ -202,6 +228,7 @@ RunOutcome assemble_result(Session& s, const TraceRequest& trace) {
   }
   add_mfu(s, result, outcome.summary);
   headline_global_throughput(s, outcome.summary);
+  if (s.options.cuda_graphs != CudaGraphs::off) outcome.summary.push_back({"cuda graphs", cuda_graphs_summary(s)});
   if (result.contains("trace") && result["trace"].contains("error"))
     outcome.summary.push_back({"trace", "NOT WRITTEN: " + result["trace"]["error"].get<std::string>()});
   else if (result.contains("trace"))

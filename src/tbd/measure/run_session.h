@@ -21,6 +21,7 @@
 #include "tbd/dist/gradient_reducer.h"
 #include "tbd/dist/process_group.h"
 #include "tbd/dist/sharded_data_parallel.h"
+#include "tbd/measure/cuda_graph_step.h"
 #include "tbd/measure/machine/device.h"
 #include "tbd/measure/machine/timing_conditions.h"
 #include "tbd/measure/probes/probe.h"
@@ -30,7 +31,9 @@ namespace tbd {
 
 struct WarmupRecord {
   int64_t iterations = 0;
-  std::string ended_by = "count";  // count | settled | cap | interrupted | shapes (went on to meet every shape)
+  // count | settled | cap | interrupted | shapes (went on to meet every
+  // shape) | cuda graph (went on until the step was captured)
+  std::string ended_by = "count";
   double seconds = 0;
   int64_t shapes_declared = 0;  // Workload::distinct_batch_shapes() (0: not known)
   bool shapes_cap = false;      // warm-up stopped at its cap with a declared shape not yet run
@@ -71,6 +74,8 @@ struct Session {
 
   // Framework switches the run set (docs/workloads.md#kernel-choices).
   bool cudnn_benchmark = false;
+  CudaGraphDecision cuda_graphs;              // --cuda-graphs, decided before the workload is built
+  std::unique_ptr<CudaGraphStep> graph_step;  // when used: the timed and profiled steps' graph
   HostAllocatorState host_allocator;
 
   // What the steps found out.

@@ -149,7 +149,10 @@ IterationRecord run_iteration(Session& s, const std::vector<Probe*>& probes, Pha
   r.data_wait_s = seconds_since(t0);
   for (const Batch& batch : micro_batches)
     for (auto* p : probes) p->on_batch(batch);
-  StepOutput out = s.workload->step(micro_batches, phases);
+  // The instrumented iterations (probe callbacks on every op) always run
+  // eagerly; the timed and profiled ones replay the graph when there is one.
+  StepOutput out = s.graph_step && &phases == s.phases.get() ? s.graph_step->run(*s.workload, micro_batches, phases)
+                                                             : s.workload->step(micro_batches, phases);
   r.phases = phases.take_clock();
   device_timer.stop();
   r.loss = out.loss.defined() ? out.loss.item<double>() : NAN;
@@ -292,6 +295,9 @@ void configure_session(Session& s, const RunOptions& requested, const std::vecto
   s.device = resolve_device(device_for_rank(requested.device, dist.distributed() ? dist.local_rank : -1));
   make_current(s.device);
   s.device_timer.emplace(s.device);
+  s.cuda_graphs = decide_cuda_graphs(info, requested, s.device,
+                                     dist.distributed() || requested.sharding != Sharding::none ||
+                                         requested.embedding_sharding != EmbeddingSharding::replicate);
   set_tf32(s.options.precision);
   s.cudnn_benchmark = set_cudnn_autotuning(s.device, info);
   s.host_allocator = apply_host_allocator(s.options.host_allocator);
@@ -333,6 +339,7 @@ void open_session(Session& s) {
     ph->set_gradient_sync(s.sharded ? static_cast<GradientSync*>(s.sharded.get()) : s.reducer.get());
     ph->set_grad_scaler(s.scaler.get());
   }
+  if (s.cuda_graphs.use) s.graph_step = std::make_unique<CudaGraphStep>(s.device);
   for (auto& p : s.probes) p->on_run_start(*s.context);
 }
 
@@ -351,15 +358,19 @@ void warm_up(Session& s, Progress& progress) {
   // most any declares decides for all, and all warm up as long as any has a
   // declared shape it has not run.
   const int64_t most_declared = s.agreed(static_cast<int>(s.warmup.shapes_declared));
-  const int64_t shape_cap = std::max(cap, 8 * most_declared);
+  // A graphed step warms up until it has been captured, so no timed window holds the capture.
+  const int64_t graph_iterations = s.graph_step ? CudaGraphStep::kEagerIterations + 1 : 0;
+  const int64_t shape_cap = std::max({cap, 8 * most_declared, graph_iterations});
   const auto shapes_unseen = [&s, most_declared] {
     return most_declared >= 2 &&
            s.agreed(static_cast<int64_t>(s.shapes.warmup.size()) < s.warmup.shapes_declared ? 1 : 0) > 0;
   };
-  bool settled_now = false, for_shapes = false;
+  const auto uncaptured = [&s] { return s.graph_step && !s.graph_step->captured(); };
+  bool settled_now = false, for_shapes = false, for_graph = false;
   while (true) {
     const bool counted = settled_now || s.warmup.iterations >= cap;  // what --warmup alone asks is done
-    if (counted && !shapes_unseen()) break;
+    const bool unseen = counted && shapes_unseen();
+    if (counted && !unseen && !uncaptured()) break;
     if (s.warmup.iterations >= shape_cap) {
       s.warmup.shapes_cap = true;
       break;
@@ -368,7 +379,8 @@ void warm_up(Session& s, Progress& progress) {
       s.partial = true;
       break;
     }
-    for_shapes = counted;  // this iteration runs only to meet a shape
+    for_shapes = unseen;             // this iteration runs only to meet a shape ...
+    for_graph = counted && !unseen;  // ... or to capture the step
     progress.show("warm-up", s.warmup.iterations + 1, s.options.warmup_auto ? 0 : cap);
     const auto r = run_iteration(s, s.timed_probes, *s.phases, -1, s.warmup.iterations, false, "warm-up");
     ++s.warmup.iterations;
@@ -377,6 +389,7 @@ void warm_up(Session& s, Progress& progress) {
   }
   if (s.options.warmup_auto) s.warmup.ended_by = settled_now ? "settled" : s.partial ? "interrupted" : "cap";
   if (for_shapes && !s.partial) s.warmup.ended_by = "shapes";
+  if (for_graph && !s.partial) s.warmup.ended_by = "cuda graph";
   s.warmup.seconds = seconds_since(t0);
 }
 

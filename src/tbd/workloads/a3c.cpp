@@ -58,6 +58,9 @@ class A3C final : public Workload {
             "A3C has no one optimizer step per iteration to accumulate towards: each worker thread updates the "
             "shared model by itself (hogwild) after every rollout of t_max agent steps; give longer rollouts "
             "with --set t_max=... or more workers with --batch-size",
+        .cuda_graph_refusal =
+            "steps its shared model from several worker threads (hogwild), each with its own environments: no "
+            "one step of one thread for a graph to hold",
         .batch_unit = "worker threads"};
     return info;
   }

@@ -133,6 +133,10 @@ class DLRM final : public Recipe<nn::DLRM> {
             "its embedding tables get sparse gradients (the rows a batch looked up), which ZeRO's flat slices do "
             "not cut; run it with --sharding none (its tables are all-reduced sparse), or place them across ranks "
             "with --embedding-sharding table or row",
+        .cuda_graph_refusal =
+            "updates its embedding tables from sparse gradients, whose count of distinct rows the data decides "
+            "(Adagrad's update coalesces them and reads that count on the host); tbd captures dense-gradient steps "
+            "only",
         .shardable_embedding_tables = true};
     return info;
   }

@@ -72,6 +72,9 @@ class FasterRcnnWorkload final : public Recipe<nn::FasterRcnn> {
                                   "learning rate at batch 16, scaled linearly with the batch size"),
                      real_setting("momentum", 0.9, 0.0, 1.0, "SGD momentum"),
                      real_setting("weight_decay", 1e-4, 0.0, 1.0, "L2 weight decay")},
+        .cuda_graph_refusal =
+            "keeps as many region proposals as non-maximum suppression leaves and samples boxes per image: "
+            "shapes decided by the data during the step, which a graph cannot replay",
         .lr_reference_batch = 16};  // torchvision's detection recipe: 0.02 for 16 images
     return info;
   }

@@ -80,6 +80,9 @@ class LlamaWorkload final : public Recipe<nn::Llama> {
                                   "clip gradients to this global norm (0: no clipping)"),
                      bool_setting("rope_scaling", true,
                                   "Llama 3.1's rotary frequency scaling (factor 8 for 8b and 70b, 32 for 1b and 3b)")},
+        .cuda_graph_refusal =
+            "sets its learning rate on the host before every optimizer step (linear warm-up, cosine decay), which "
+            "a graph would freeze at the captured step's rate",
         .batch_unit = "sequences",
         .checkpointable_blocks = true};
     return info;
