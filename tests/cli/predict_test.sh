@@ -99,6 +99,12 @@ python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); del r["phases"];
   "$WORK/dlrm.json" "$WORK/nophases.json"
 expect_exit 1 "no phase times \(an older result\)" -- predict "$WORK/nophases.json" --nproc 2 --dir "$WORK/np"
 [ ! -e "$WORK/np/allreduce-2-ranks.json" ] || fail "the all-reduce was measured for a base the prediction refuses"
+# A base whose step replayed as a CUDA graph (a GPU run's, written here by
+# hand): its ranks would run eagerly, so --nproc is refused before any worker.
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r["framework"]["cuda_graphs"]["used"] = True; json.dump(r, open(sys.argv[2], "w"))' \
+  "$WORK/base.json" "$WORK/graphed.json"
+expect_exit 2 "replayed its step as a CUDA graph.*--cuda-graphs off" -- predict "$WORK/graphed.json" --nproc 2 --dir "$WORK/gp"
+[ ! -e "$WORK/gp/allreduce-2-ranks.json" ] || fail "the all-reduce was measured for a graphed base the prediction refuses"
 "$TBD" run ncf "${quick[@]}" --nproc 2 --out "$WORK/two.json"
 expect_exit 2 "itself a 2-rank run" -- predict "$WORK/two.json" --nproc 2 --bus-gbps 10
 "$TBD" run a3c "${quick[@]}" --batch-size 2 --out "$WORK/a3c.json"
