@@ -226,6 +226,24 @@ TEST(Compare, NothingComparableIsAUsageErrorNamingBothSides) {
   }
 }
 
+// A step replayed as a CUDA graph is another configuration than the eager
+// one (an A/B), while an auto run that fell back to eager is the eager one.
+TEST(Compare, AGraphedStepIsNotTheEagerConfiguration) {
+  nlohmann::json graphed = result_with(kBase, "x");
+  graphed["workload"]["options"]["cuda_graphs"] = "on";
+  graphed["framework"]["cuda_graphs"] = {{"requested", "on"}, {"used", true}, {"reason", nullptr}};
+  try {
+    compare_results(set_of(result_with(kBase, "x")), set_of(graphed), {}, "eager", "graphed");
+    FAIL() << "expected an error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("b4 fp32 cuda-graphs"), std::string::npos) << e.what();
+  }
+  nlohmann::json fell_back = graphed;
+  fell_back["workload"]["options"]["cuda_graphs"] = "auto";
+  fell_back["framework"]["cuda_graphs"] = {{"requested", "auto"}, {"used", false}, {"reason", "on the cpu"}};
+  EXPECT_EQ(compare_results(set_of(result_with(kBase, "x")), set_of(fell_back), {}, "a", "b").runs.size(), 1u);
+}
+
 TEST(Compare, AnExplicitABComparesDifferentConfigurationsAndListsTheDifferences) {
   CompareOptions ab;
   ab.ab = true;
