@@ -3,6 +3,7 @@
 // `tbd run --nproc` uses, and compares against one process training on the
 // whole batch.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
@@ -249,6 +250,21 @@ void expect_two_ranks_match_one(const std::string& overlap) {
 
 TEST(DataParallel, TwoRanksWithHalfBatchesMatchOneRankWithOverlap) { expect_two_ranks_match_one("on"); }
 TEST(DataParallel, TwoRanksWithHalfBatchesMatchOneRankWithoutOverlap) { expect_two_ranks_match_one("off"); }
+
+// A rank whose peer died must not die of SIGPIPE when it writes to the dead
+// socket: joining a group ignores the signal (the write then fails with
+// EPIPE, which the run reports as the lost rank).
+TEST(DataParallel, JoiningAGroupIgnoresSigpipe) {
+  ::signal(SIGPIPE, SIG_DFL);  // as a process starts (another test may have joined a group before)
+  DistEnvironment env;
+  env.world_size = 1;
+  env.master_addr = "127.0.0.1";
+  env.master_port = free_local_port();
+  const auto group = ProcessGroup::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(30));
+  struct sigaction after {};
+  sigaction(SIGPIPE, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, SIG_IGN);
+}
 
 TEST(DataParallel, UnreachableRendezvousIsAClearError) {
   DistEnvironment env;

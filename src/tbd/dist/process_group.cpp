@@ -441,6 +441,12 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const DistEnvironment& env, 
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   const std::string rank = "rank " + std::to_string(env.rank);
   const auto seconds = std::to_string(timeout.count() / 1000) + " s";
+  // A peer that dies makes this rank's next write to its socket fail. With
+  // SIGPIPE's default action that write killed the rank ("rank 0 of 2 was
+  // killed by signal 13", tests/cli/distributed_test.sh, now and then);
+  // ignored, the write returns EPIPE, Gloo raises it, and the run ends with
+  // the error that names the lost rank.
+  ::signal(SIGPIPE, SIG_IGN);
   resolve_rendezvous_host(env, timeout);
   c10::intrusive_ptr<c10d::Store> store;
   try {
