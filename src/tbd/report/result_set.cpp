@@ -90,13 +90,6 @@ bool channels_last(const nlohmann::json& result) {
   return c.contains("memory_format") && c["memory_format"] == "channels_last";
 }
 
-// Whether the run's step replayed as a CUDA graph (--cuda-graphs on, or auto
-// where it was used): what ran, so an auto run that fell back to eager is
-// the eager configuration.
-bool graphed(const nlohmann::json& result) {
-  return fields::boolean(result, {"framework", "cuda_graphs", "used"}).value_or(false);
-}
-
 int world_size_of(const nlohmann::json& result) {
   const auto& o = result["workload"]["options"];
   return o.contains("world_size") ? o["world_size"].get<int>() : 1;
@@ -120,7 +113,7 @@ std::string key(const nlohmann::json& r, bool with_batch) {
   // Results written before --host-allocator existed ran on glibc's defaults
   // (what `system` keeps); only the retaining allocator marks the key.
   if (o.value("host_allocator", "system") == "retain") k << " host_allocator=retain";
-  if (graphed(r)) k << " cuda_graphs";
+  if (replayed_cuda_graph(r)) k << " cuda_graphs";
   return k.str();
 }
 
@@ -165,6 +158,10 @@ ResultSet load_results(const std::string& path) {
   return set;
 }
 
+bool replayed_cuda_graph(const nlohmann::json& result) {
+  return fields::boolean(result, {"framework", "cuda_graphs", "used"}).value_or(false);
+}
+
 std::string configuration_key(const nlohmann::json& r) { return key(r, true); }
 std::string configuration_key_without_batch(const nlohmann::json& r) { return key(r, false); }
 
@@ -178,7 +175,7 @@ std::string configuration_label(const nlohmann::json& r) {
     label += " optimizer=" + o["optimizer_impl"].get<std::string>();
   if (channels_last(r)) label += " channels_last";
   if (o.value("host_allocator", "") == "system") label += " host_allocator=system";
-  if (graphed(r)) label += " cuda-graphs";
+  if (replayed_cuda_graph(r)) label += " cuda-graphs";
   if (o.contains("settings") && o["settings"].is_object()) {
     for (const auto& [k, v] : o["settings"].items())
       label += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());

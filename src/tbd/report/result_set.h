@@ -51,6 +51,12 @@ std::string configuration_key(const nlohmann::json& result);
 // The same without the batch size: the series of a batch-size sweep.
 std::string configuration_key_without_batch(const nlohmann::json& result);
 
+// Whether the run's step replayed as a CUDA graph (--cuda-graphs on, or auto
+// where it was used): what ran, so an auto run that fell back to eager is the
+// eager configuration (its key and label), and `tbd predict --nproc` refuses
+// the base (its ranks would run eagerly).
+bool replayed_cuda_graph(const nlohmann::json& result);
+
 // Short label: "resnet50 tiny b4 fp32" (+ settings, + "×N ranks").
 std::string configuration_label(const nlohmann::json& result);
 

@@ -518,9 +518,7 @@ StudyOutcome run_predict(const PredictRequest& request, std::ostream& human) {
     check_embedding_sharding_supported(info, sharded, /*ranks_available=*/true);
     // Data-parallel runs stay eager (docs/gpu.md#cuda-graphs): a graphed
     // base's step is not the one its ranks would take.
-    const nlohmann::json framework = base.value("framework", nlohmann::json::object());
-    const nlohmann::json graphs = framework.is_object() ? framework.value("cuda_graphs", nlohmann::json()) : nullptr;
-    if (graphs.is_object() && graphs.value("used", nlohmann::json(false)) == true)
+    if (replayed_cuda_graph(base))
       throw UsageError(request.base +
                        ": the base replayed its step as a CUDA graph (--cuda-graphs), which data-parallel runs do "
                        "not, so its step is not their ranks' step; predict --nproc from a base run with "
